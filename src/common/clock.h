@@ -1,0 +1,18 @@
+#pragma once
+// The single clock of a run: every timestamp servebench records comes from
+// std::chrono::steady_clock (monotonic), taken in the worker that owns the request.
+#include <chrono>
+#include <cstdint>
+
+namespace sb {
+
+using Clock = std::chrono::steady_clock;
+using TimePoint = Clock::time_point;
+using Nanos = std::chrono::nanoseconds;
+
+inline double to_ms(Nanos d) { return static_cast<double>(d.count()) / 1e6; }
+inline double to_s(Nanos d) { return static_cast<double>(d.count()) / 1e9; }
+inline Nanos from_ms(double ms) { return Nanos(static_cast<int64_t>(ms * 1e6)); }
+inline Nanos from_s(double s) { return Nanos(static_cast<int64_t>(s * 1e9)); }
+
+}  // namespace sb

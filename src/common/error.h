@@ -1,0 +1,31 @@
+#pragma once
+// servebench's one error type for library code. Library code throws sb::Error;
+// only main() turns it into a message and an exit code.
+#include <stdexcept>
+#include <string>
+
+namespace sb {
+
+enum class ExitCode : int {
+  ok = 0,
+  failure = 1,        // unexpected internal failure
+  usage = 2,          // bad flag, value or config file: the message names the field and the fix
+  unreachable = 3,    // the target could not be reached before any success
+  error_rate = 4,     // error rate above --max-error-rate
+  interrupted = 130,  // stopped by a second SIGINT
+};
+
+class Error : public std::runtime_error {
+ public:
+  explicit Error(std::string message, ExitCode code = ExitCode::failure)
+      : std::runtime_error(std::move(message)), code_(code) {}
+  ExitCode code() const { return code_; }
+
+ private:
+  ExitCode code_;
+};
+
+// A bad flag/config value: exit code 2.
+inline Error usage_error(std::string message) { return Error(std::move(message), ExitCode::usage); }
+
+}  // namespace sb

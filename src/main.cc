@@ -1,0 +1,2 @@
+// servebench: benchmarks AI-model inference servers. main() only dispatches.
+int main() { return 0; }

@@ -1,0 +1,64 @@
+#pragma once
+// One request's timeline and outcome, exactly as DESIGN.md §3 defines it.
+// Times are nanoseconds since the run's start (one steady_clock, taken in the
+// worker that owns the request); kNoTime marks an instant that never happened.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/error_class.h"
+
+namespace sb::metrics {
+
+// Where output_tokens came from, best first.
+enum class TokenSource : unsigned char {
+  usage,      // usage.completion_tokens reported by the server
+  details,    // TGI details.generated_tokens
+  tokenizer,  // counted with the configured tokenizer
+  estimate,   // estimated from text length (characters / 4) or event count
+  none,       // no output
+};
+std::string_view to_string(TokenSource s);
+
+inline constexpr int64_t kNoTime = INT64_MIN;
+
+struct RequestRecord {
+  uint64_t id = 0;
+  std::string request_class = "default";  // workload class (chat, long, ...)
+  bool warmup = false;                    // warm-up requests are recorded but not measured
+  int status = 0;                         // HTTP status; 0 when no response arrived
+  ErrorClass error_class = ErrorClass::ok;
+  std::string error;  // message, or the first 512 bytes of the error body
+
+  // Nanoseconds since run start.
+  int64_t t_sched_ns = kNoTime;          // intended send time (schedule, or slot freed)
+  int64_t t_send_ns = kNoTime;           // first request byte written
+  int64_t t_first_ns = kNoTime;          // first event carrying output or reasoning text
+  int64_t t_first_content_ns = kNoTime;  // first event carrying output (non-reasoning) text
+  int64_t t_last_ns = kNoTime;           // last text-bearing event
+  int64_t t_end_ns = kNoTime;            // the request finished, whatever its outcome
+
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  TokenSource output_tokens_source = TokenSource::none;
+  // A second, independent count (e.g. the estimate when usage was reported), -1 if none.
+  int64_t output_tokens_alt = -1;
+  TokenSource output_tokens_alt_source = TokenSource::none;
+
+  uint32_t events = 0;        // text-bearing events received
+  std::vector<float> itl_ms;  // gaps between consecutive text-bearing events (events - 1 values)
+
+  bool ok() const { return error_class == ErrorClass::ok; }
+
+  // Derived metrics (DESIGN §3); nullopt when undefined.
+  std::optional<double> ttft_ms() const;           // t_first - t_send
+  std::optional<double> ttft_content_ms() const;   // t_first_content - t_send
+  std::optional<double> e2e_ms() const;            // t_last - t_send (or end of response)
+  std::optional<double> scheduled_e2e_ms() const;  // t_last - t_sched
+  std::optional<double> tpot_ms() const;  // (e2e - ttft) / (output_tokens - 1), output_tokens > 1
+  std::optional<double> dispatch_delay_ms() const;  // t_send - t_sched
+};
+
+}  // namespace sb::metrics

@@ -1,0 +1,72 @@
+#pragma once
+// Protocol adapters: one per API (DESIGN.md §4). An adapter turns a prompt into
+// request bytes, and turns the response (SSE event payloads when streaming, the
+// whole body otherwise) into text-bearing events, usage and errors.
+// Adapters are pure: no I/O, no clock. The engine timestamps what they report.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error_class.h"
+
+namespace sb::protocol {
+
+enum class Api { tgi, openai, openai_chat, generic };
+std::optional<Api> api_from_string(std::string_view s);  // "tgi", "openai", "openai-chat", "generic"
+std::string_view to_string(Api api);
+
+struct AdapterConfig {
+  Api api = Api::openai;
+  bool stream = true;
+  std::string model;            // "model" field for OpenAI APIs (empty: omitted)
+  nlohmann::json extra_body;    // object merged (RFC 7386 merge patch) into every request body
+  bool ignore_eos = false;      // vLLM/TGI-style ignore_eos where the API has it
+  // --api generic only:
+  std::string generic_template;        // JSON text with {{prompt}}, {{max_tokens}}, {{model}}
+  std::string generic_stream_pointer;  // JSON pointer to the text in one streamed event, e.g. /token/text
+  std::string generic_body_pointer;    // JSON pointer to the text in a whole response
+};
+
+// One prompt to send. Exactly one of prompt / messages_json is used:
+// chat APIs wrap a plain prompt in a single user message.
+struct Prompt {
+  std::string text;
+  std::string messages_json;  // optional: a JSON array of chat messages, sent as-is
+  int64_t max_tokens = 0;     // output length to request; <= 0 leaves it to the server
+};
+
+// What one SSE event (or a whole non-streamed body) contributed.
+struct Decoded {
+  uint32_t content_chars = 0;    // bytes of output text in this event
+  uint32_t reasoning_chars = 0;  // bytes of reasoning text (reasoning_content / reasoning)
+  bool text_event = false;       // carries output or reasoning text (moves t_first/t_last)
+  uint32_t tokens = 0;           // tokens this event is known to carry (TGI: 1), 0 if unknown
+  bool final = false;            // the stream's last meaningful event (TGI generated_text, [DONE])
+  std::optional<int64_t> completion_tokens;  // usage.completion_tokens, or TGI details.generated_tokens
+  bool completion_tokens_from_details = false;  // true when the count came from TGI details
+  std::optional<int64_t> prompt_tokens;         // usage.prompt_tokens / details.input_length
+  ErrorClass error = ErrorClass::ok;            // in-stream error (TGI error event, OpenAI error object)
+  std::string error_message;                    // its message (first 512 bytes)
+  std::string_view text;  // the output text (valid until the next decode call; may be empty)
+};
+
+class Adapter {
+ public:
+  virtual ~Adapter() = default;
+  virtual std::string_view default_path() const = 0;  // e.g. "/v1/chat/completions"
+  // The JSON request body for one prompt.
+  virtual std::string build_body(const Prompt& prompt) const = 0;
+  // Decodes the payload (the joined data lines) of one SSE event.
+  virtual Decoded decode_event(std::string_view data) = 0;
+  // Decodes a whole non-streamed 2xx response body.
+  virtual Decoded decode_body(std::string_view body) = 0;
+};
+
+// Throws sb::Error (usage) on a bad config, e.g. a generic template without {{prompt}}.
+std::unique_ptr<Adapter> make_adapter(const AdapterConfig& config);
+
+}  // namespace sb::protocol
