@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/clock.h"
@@ -20,7 +21,10 @@ enum class TokenSource : unsigned char {
   estimate,   // estimated from text length (characters / 4) or event count
   none,       // no output
 };
+// "usage", "details", "tokenizer", "estimate", "none" (the names written to requests.jsonl).
 std::string_view to_string(TokenSource s);
+// Inverse of to_string; nullopt for an unknown name.
+std::optional<TokenSource> token_source_from_string(std::string_view name);
 
 inline constexpr int64_t kNoTime = INT64_MIN;
 
@@ -52,12 +56,15 @@ struct RequestRecord {
 
   bool ok() const { return error_class == ErrorClass::ok; }
 
-  // Derived metrics (DESIGN §3); nullopt when undefined.
+  // Derived metrics (DESIGN §3), in milliseconds; nullopt when an instant they need is
+  // kNoTime. They do not look at ok(): a failed request that streamed text still has a ttft;
+  // the run summary decides which requests count.
   std::optional<double> ttft_ms() const;           // t_first - t_send
   std::optional<double> ttft_content_ms() const;   // t_first_content - t_send
-  std::optional<double> e2e_ms() const;            // t_last - t_send (or end of response)
+  std::optional<double> e2e_ms() const;            // t_last - t_send; nullopt without a text event
   std::optional<double> scheduled_e2e_ms() const;  // t_last - t_sched
-  std::optional<double> tpot_ms() const;  // (e2e - ttft) / (output_tokens - 1), output_tokens > 1
+  // (e2e - ttft) / (output_tokens - 1); nullopt unless output_tokens > 1 and both are defined.
+  std::optional<double> tpot_ms() const;
   std::optional<double> dispatch_delay_ms() const;  // t_send - t_sched
 };
 

@@ -25,10 +25,17 @@ struct AdapterConfig {
   std::string model;            // "model" field for OpenAI APIs (empty: omitted)
   nlohmann::json extra_body;    // object merged (RFC 7386 merge patch) into every request body
   bool ignore_eos = false;      // vLLM/TGI-style ignore_eos where the API has it
+  // openai-chat only: send the length as "max_completion_tokens" instead of
+  // "max_tokens" (OpenAI reasoning models reject max_tokens; vLLM accepts both).
+  bool max_completion_tokens = false;
   // --api generic only:
   std::string generic_template;        // JSON text with {{prompt}}, {{max_tokens}}, {{model}}
   std::string generic_stream_pointer;  // JSON pointer to the text in one streamed event, e.g. /token/text
   std::string generic_body_pointer;    // JSON pointer to the text in a whole response
+  // Optional: JSON pointer to a value marking a stream's last event when it is
+  // true, a non-empty string or a non-zero number (e.g. /stop for llama.cpp's
+  // /completion, /generated_text for TGI). Without it only "[DONE]" is final.
+  std::string generic_final_pointer;
 };
 
 // One prompt to send. Exactly one of prompt / messages_json is used:

@@ -11,7 +11,15 @@
 //   "event:", "id:", "retry:" fields; lines starting with ':' are comments;
 //   an event is dispatched at a blank line, and only if it had a data field.
 // - Event views passed to the callback are valid only during the callback.
-// - No allocation per event in the common case: internal buffers are reused.
+// - No allocation per event in the common case: internal buffers are reused,
+//   and an event whose single data line lies whole in the fed chunk is handed
+//   out as a view into that chunk without copying.
+// - "id:" keeps SSE's last-event-ID semantics: Event::id is the last id seen,
+//   also for later events without an id field (an id containing NUL is ignored).
+// - Lines of another form (an unknown field name, e.g. a JSON error body sent
+//   without SSE framing) are ignored and counted in non_sse_lines().
+// - A stream cut before the blank line that ends an event loses that event
+//   (as in WHATWG); has_partial() then reports it. A UTF-8 BOM is not stripped.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -49,7 +57,37 @@ class Parser {
   void reset();
 
  private:
-  // (implementation state: buffers reused across events)
+  // Where the current event's data lives: nowhere yet, a view into the chunk
+  // being fed (fast path: one data line, whole in the chunk), or data_buf_.
+  enum class DataState : unsigned char { none, view, buffer };
+  enum class LineKind : unsigned char { field, blank };
+
+  // Handles one complete line (without its line end). `in_chunk` is true when
+  // the line is a view into the caller's chunk (it may be kept as a view until
+  // the end of feed()), false when it lives in line_buf_. Returns blank for an
+  // empty line, which the caller turns into a dispatch.
+  LineKind on_line(std::string_view line, bool in_chunk);
+  void on_field(std::string_view name, std::string_view value);  // every field but the fast path
+  void append_data(std::string_view value);
+  // Copies views into the current chunk into owned buffers (end of feed()).
+  void own_views();
+  // Dispatch at a blank line: returns true (and fills `out`) when the event had data.
+  bool take_event(Event& out);
+  FeedResult fail();
+
+  std::size_t max_event_bytes_;
+  std::string line_buf_;   // bytes of a line not yet ended by CR/LF
+  std::string data_buf_;   // data lines joined with '\n' (when not a view)
+  std::string type_buf_;   // "event:" value of the current event
+  std::string last_id_;    // last "id:" value (SSE last-event-ID: persists across events)
+  std::string_view data_view_;
+  std::size_t event_bytes_ = 0;  // bytes of the current event's lines so far
+  uint64_t events_ = 0;
+  uint64_t non_sse_lines_ = 0;
+  DataState data_state_ = DataState::none;
+  bool has_type_ = false;
+  bool pending_cr_ = false;  // the last chunk ended with CR: skip one LF at the next start
+  bool failed_ = false;      // event_too_large was returned
 };
 
 }  // namespace sb::sse

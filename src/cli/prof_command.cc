@@ -1,0 +1,123 @@
+#include "cli/prof_command.h"
+
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "cli/progress.h"
+#include "cli/prof_options.h"
+#include "cli/signals.h"
+#include "common/error.h"
+#include "engine/config_json.h"
+#include "engine/engine.h"
+#include "metrics/run_summary.h"
+#include "report/request_log.h"
+#include "report/run_outputs.h"
+#include "report/terminal_summary.h"
+#include "sim/server.h"
+
+namespace sb::cli {
+namespace {
+
+std::string default_output_dir(const engine::EngineConfig& c) {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  return fmt::format("runs/{:04}{:02}{:02}-{:02}{:02}{:02}-{}", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                     protocol::to_string(c.adapter.api));
+}
+
+metrics::RunInfo run_info(const ProfConfig& pc, const engine::RunResult& r) {
+  const auto& l = pc.engine.load;
+  metrics::RunInfo info;
+  info.tool_version = SERVEBENCH_VERSION;
+  info.config = engine::config_to_json(pc.engine);
+  info.config["workers_used"] = r.workers;
+  if (!pc.sim_preset.empty()) info.config["sim_preset"] = pc.sim_preset;
+  info.host = engine::host_facts();
+  info.started_at = r.started_at;
+  info.duration_s = r.duration_s;
+  info.interrupted = r.interrupted;
+  info.load_mode = l.mode == engine::LoadMode::closed ? "closed" : "open";
+  info.concurrency = static_cast<int>(l.concurrency);
+  info.target_rate = l.mode == engine::LoadMode::open ? l.request_rate : 0;
+  info.max_concurrency = static_cast<int>(l.max_concurrency);
+  info.slo = pc.slo;
+  info.bucket_interval_ms = to_ms(pc.engine.bucket_interval);
+  return info;
+}
+
+int run_prof(const ProfFlags& flags) {
+  ProfConfig pc = to_prof_config(flags);
+
+  // --sim: an in-process simulator on an ephemeral loopback port.
+  std::unique_ptr<sim::Server> simulator;
+  if (!pc.sim_preset.empty()) {
+    sim::SimConfig sc = sim::preset_config(pc.sim_preset);
+    sc.host = "127.0.0.1";
+    sc.port = 0;
+    sc.time_scale = pc.sim_time_scale;
+    simulator = std::make_unique<sim::Server>(sc);
+    simulator->start();
+    pc.engine.client.url = net::parse_url(simulator->url());
+    if (!flags.quiet)
+      fmt::print(stderr, "servebench: embedded simulator '{}' at {}\n", pc.sim_preset, simulator->url());
+    engine::validate(pc.engine);
+  }
+
+  const std::string dir = pc.output_dir.empty() ? default_output_dir(pc.engine) : pc.output_dir;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw usage_error(fmt::format("--output-dir '{}': cannot create it ({})", dir, ec.message()));
+  report::RequestLog log(dir);
+
+  const std::atomic<bool>& stop = install_stop_handlers();
+  ProgressPrinter progress(stderr);
+  engine::RunHooks hooks;
+  hooks.on_record = [&log](const metrics::RequestRecord& r) { log.append(r); };
+  hooks.stop = &stop;
+  if (!pc.no_progress) hooks.on_progress = [&](const engine::LiveTotals& t) { progress.update(t); };
+
+  engine::RunResult result = engine::run_benchmark(pc.engine, hooks);
+  progress.finish();
+  log.close();
+  if (simulator) simulator->stop();
+
+  const metrics::RunInfo info = run_info(pc, result);
+  const metrics::RunSummary summary = metrics::summarize_run(result.records, info);
+  report::write_run_outputs(dir, summary, info);
+  if (!pc.quiet) fmt::print("{}\n", report::format_terminal_summary(summary));
+  fmt::print(stderr, "servebench: results in {}/ (summary.json, summary.csv, requests.jsonl)\n", dir);
+
+  const auto& req = summary.requests;
+  const int64_t connect_errors = summary.errors.count("connect_error") ? summary.errors.at("connect_error") : 0;
+  if (req.ok == 0 && connect_errors > 0) {
+    fmt::print(stderr, "servebench: the target was unreachable: {} connection errors, no success\n",
+               connect_errors);
+    return static_cast<int>(ExitCode::unreachable);
+  }
+  if (pc.max_error_rate >= 0 && req.total > 0) {
+    const double rate = static_cast<double>(req.failed) / static_cast<double>(req.total);
+    if (rate > pc.max_error_rate) {
+      fmt::print(stderr, "servebench: error rate {:.2f}% is above --max-error-rate {:.2f}%\n",
+                 rate * 100, pc.max_error_rate * 100);
+      return static_cast<int>(ExitCode::error_rate);
+    }
+  }
+  return result.interrupted ? static_cast<int>(ExitCode::interrupted) : 0;
+}
+
+}  // namespace
+
+std::function<int()> add_prof_command(CLI::App& root) {
+  auto* app = root.add_subcommand("prof", "Benchmark one inference endpoint");
+  auto flags = std::make_shared<ProfFlags>();
+  add_prof_flags(*app, *flags);
+  return [flags] { return run_prof(*flags); };
+}
+
+}  // namespace sb::cli

@@ -1,0 +1,182 @@
+#include "cli/prof_options.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/units.h"
+
+namespace sb::cli {
+
+void add_prof_flags(CLI::App& app, ProfFlags& f) {
+  // Target and protocol.
+  app.add_option("--base-url", f.base_url, "Server URL, e.g. http://127.0.0.1:8000 or https://host/v1");
+  app.add_option("--endpoint", f.endpoint, "Path under the base URL (default: the API's own)");
+  app.add_option("--api", f.api, "tgi | openai | openai-chat | generic")->capture_default_str();
+  app.add_flag("--no-stream", f.no_stream, "Ask for whole responses instead of a stream");
+  app.add_option("--model", f.model, "Model name sent in OpenAI requests");
+  app.add_option("--extra-body", f.extra_body, "JSON object merged into every request body");
+  app.add_flag("--ignore-eos", f.ignore_eos, "Ask the server to ignore end-of-sequence tokens");
+  app.add_option("--request-template", f.request_template,
+                 "--api generic: JSON body file with {{prompt}}, {{max_tokens}}, {{model}}");
+  app.add_option("--stream-text-pointer", f.stream_pointer,
+                 "--api generic: JSON pointer to the text in a streamed event (e.g. /token/text)");
+  app.add_option("--body-text-pointer", f.body_pointer,
+                 "--api generic: JSON pointer to the text in a whole response");
+  app.add_option("-H,--header", f.headers, "Extra request header 'Name: value' (repeatable)");
+  app.add_option("--api-key-env", f.api_key_env,
+                 "Environment variable holding an API key, sent as a bearer token (never written out)");
+  app.add_flag("--insecure", f.insecure, "Do not verify the server's TLS certificate");
+  app.add_option("--ca-file", f.ca_file, "PEM bundle of extra CA certificates");
+  // Timeouts.
+  app.add_option("--connect-timeout", f.connect_timeout, "TCP+TLS connect timeout")->capture_default_str();
+  app.add_option("--first-token-timeout", f.first_token_timeout, "Send to first token")->capture_default_str();
+  app.add_option("--idle-timeout", f.idle_timeout, "Longest gap between two events")->capture_default_str();
+  app.add_option("--timeout", f.total_timeout, "Whole-request timeout")->capture_default_str();
+  // Load.
+  app.add_option("--concurrency", f.concurrency, "Closed loop: requests in flight (default 1)");
+  app.add_option("--request-rate", f.request_rate, "Open loop: requests per second");
+  app.add_option("--arrival", f.arrival, "Open loop: constant | poisson | gamma")->capture_default_str();
+  app.add_option("--burstiness", f.burstiness, "Gamma shape (1 = Poisson, < 1 burstier)")->capture_default_str();
+  app.add_option("--max-concurrency", f.max_concurrency, "Open loop: cap on requests in flight (0 = none)");
+  app.add_option("-n,--num-requests", f.num_requests, "Measured requests (e.g. 1000, 2k)");
+  app.add_option("--duration", f.duration, "Stop issuing after this long (e.g. 60s, 1h)");
+  app.add_option("--warmup", f.warmup, "Requests sent first and not measured")->capture_default_str();
+  app.add_option("--seed", f.seed, "Seed for prompts and arrival times")->capture_default_str();
+  app.add_option("--workers", f.workers, "Client threads (0 = one per core)")->capture_default_str();
+  // Workload.
+  app.add_option("--input-length", f.input_length, "Synthetic prompt length in tokens (estimated)")->capture_default_str();
+  app.add_option("--output-length", f.output_length, "Output tokens to request")->capture_default_str();
+  app.add_option("--prompt-file", f.prompt_file, "One prompt per line, used in turn");
+  // Metrics and results.
+  app.add_option("--goodput", f.goodput, "SLO for goodput: ttft:MS, tpot:MS or e2e:MS (repeatable)");
+  app.add_option("--bucket-interval", f.bucket_interval, "Time-series bucket in ms (e.g. 1000)")->capture_default_str();
+  app.add_option("-o,--output-dir", f.output_dir, "Results folder (default runs/<time>-<api>)");
+  app.add_option("--max-error-rate", f.max_error_rate, "Exit 4 when the error rate is above this fraction");
+  app.add_option("--max-response-bytes", f.max_response_bytes, "Per-response body limit")->capture_default_str();
+  app.add_option("--max-event-bytes", f.max_event_bytes, "Per-SSE-event limit")->capture_default_str();
+  app.add_option("--grace-period", f.grace_period, "After Ctrl-C, wait this long for in-flight requests")->capture_default_str();
+  app.add_option("--sim", f.sim, "Start the embedded simulator with this preset (tgi, fastapi, pytorch) and target it");
+  app.add_option("--sim-time-scale", f.sim_time_scale, "Embedded simulator: multiply simulated times");
+  app.add_flag("-q,--quiet", f.quiet, "Print no summary table");
+  app.add_flag("--no-progress", f.no_progress, "Print no live progress");
+}
+
+namespace {
+
+Nanos duration_flag(const std::string& value, const char* flag) {
+  return from_s(parse_duration_s(value, flag));
+}
+
+std::string read_file(const std::string& path, const char* flag) {
+  std::ifstream in(path);
+  if (!in) throw usage_error(fmt::format("{} '{}': cannot read the file", flag, path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+ProfConfig to_prof_config(const ProfFlags& f) {
+  ProfConfig pc;
+  auto& e = pc.engine;
+  pc.sim_preset = f.sim;
+  pc.sim_time_scale = f.sim_time_scale;
+  if (f.base_url.empty() && f.sim.empty())
+    throw usage_error("--base-url is required (e.g. --base-url http://127.0.0.1:8000), "
+                      "or --sim tgi to benchmark the embedded simulator");
+  if (!f.base_url.empty()) e.client.url = net::parse_url(f.base_url);
+  e.client.insecure = f.insecure;
+  e.client.ca_file = f.ca_file;
+  e.client.max_response_bytes =
+      static_cast<size_t>(parse_count(f.max_response_bytes, "--max-response-bytes"));
+  e.max_event_bytes = static_cast<size_t>(parse_count(f.max_event_bytes, "--max-event-bytes"));
+  e.endpoint = f.endpoint;
+  if (!e.endpoint.empty() && e.endpoint.front() != '/') e.endpoint.insert(e.endpoint.begin(), '/');
+
+  const auto api = protocol::api_from_string(f.api);
+  if (!api)
+    throw usage_error(fmt::format("--api '{}': expected tgi, openai, openai-chat or generic", f.api));
+  e.adapter.api = *api;
+  e.adapter.stream = !f.no_stream;
+  e.adapter.model = f.model;
+  e.adapter.ignore_eos = f.ignore_eos;
+  if (!f.extra_body.empty()) {
+    e.adapter.extra_body = nlohmann::json::parse(f.extra_body, nullptr, false);
+    if (e.adapter.extra_body.is_discarded() || !e.adapter.extra_body.is_object())
+      throw usage_error(fmt::format("--extra-body '{}': must be a JSON object, e.g. "
+                                    "'{{\"temperature\":0}}'",
+                                    f.extra_body));
+  }
+  if (!f.request_template.empty())
+    e.adapter.generic_template = read_file(f.request_template, "--request-template");
+  e.adapter.generic_stream_pointer = f.stream_pointer;
+  e.adapter.generic_body_pointer = f.body_pointer;
+
+  for (const auto& h : f.headers) {
+    const auto colon = h.find(':');
+    if (colon == std::string::npos || colon == 0)
+      throw usage_error(fmt::format("-H '{}': expected 'Name: value'", h));
+    std::string name = h.substr(0, colon);
+    std::string value = h.substr(colon + 1);
+    while (!value.empty() && value.front() == ' ') value.erase(value.begin());
+    if (name.find_first_of(" \r\n") != std::string::npos || value.find_first_of("\r\n") != std::string::npos)
+      throw usage_error(fmt::format("-H '{}': header names have no spaces and values no line breaks", h));
+    e.headers.emplace_back(std::move(name), std::move(value));
+  }
+  if (!f.api_key_env.empty()) {
+    const char* key = std::getenv(f.api_key_env.c_str());
+    if (!key || !*key)
+      throw usage_error(fmt::format("--api-key-env {}: the variable is not set or empty", f.api_key_env));
+    e.api_key = key;
+  }
+
+  e.timeouts.connect = duration_flag(f.connect_timeout, "--connect-timeout");
+  e.timeouts.first_token = duration_flag(f.first_token_timeout, "--first-token-timeout");
+  e.timeouts.idle = duration_flag(f.idle_timeout, "--idle-timeout");
+  e.timeouts.total = duration_flag(f.total_timeout, "--timeout");
+  e.grace_period = duration_flag(f.grace_period, "--grace-period");
+  e.bucket_interval = from_ms(parse_duration_ms(f.bucket_interval, "--bucket-interval"));
+  e.workers = f.workers;
+
+  auto& l = e.load;
+  if (!f.request_rate.empty() && !f.concurrency.empty())
+    throw usage_error("--concurrency (closed loop) and --request-rate (open loop) exclude each "
+                      "other; use --request-rate with --max-concurrency to cap an open loop");
+  if (!f.request_rate.empty()) {
+    l.mode = engine::LoadMode::open;
+    l.request_rate = parse_rate_per_s(f.request_rate, "--request-rate");
+    l.arrival = load::parse_arrival(f.arrival);
+    l.burstiness = f.burstiness;
+    l.max_concurrency = parse_count(f.max_concurrency, "--max-concurrency");
+  } else {
+    l.mode = engine::LoadMode::closed;
+    l.concurrency = f.concurrency.empty() ? 1 : parse_count(f.concurrency, "--concurrency");
+  }
+  if (!f.num_requests.empty()) l.num_requests = parse_count(f.num_requests, "--num-requests");
+  if (!f.duration.empty()) l.duration = duration_flag(f.duration, "--duration");
+  if (f.num_requests.empty() && f.duration.empty()) l.num_requests = 100;
+  l.warmup = parse_count(f.warmup, "--warmup");
+  l.seed = f.seed;
+
+  e.workload.input_tokens = parse_count(f.input_length, "--input-length");
+  e.workload.output_tokens = parse_count(f.output_length, "--output-length");
+  e.workload.prompt_file = f.prompt_file;
+  e.workload.seed = f.seed;
+
+  pc.slo = metrics::parse_goodput_flags(f.goodput);
+  pc.output_dir = f.output_dir;
+  pc.max_error_rate = f.max_error_rate;
+  if (pc.max_error_rate > 1)
+    throw usage_error("--max-error-rate: a fraction between 0 and 1 (e.g. 0.01 for 1%)");
+  pc.quiet = f.quiet;
+  pc.no_progress = f.no_progress;
+  if (f.sim.empty()) engine::validate(e);  // with --sim, validated once the URL is known
+  return pc;
+}
+
+}  // namespace sb::cli

@@ -1,0 +1,52 @@
+#pragma once
+// `servebench prof` flags -> plain config (DESIGN §7.3). Parsing only: no I/O
+// beyond reading the files a flag names, no network.
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "engine/engine_config.h"
+#include "metrics/goodput.h"
+
+namespace sb::cli {
+
+// Everything `prof` needs, after flags are parsed and converted.
+struct ProfConfig {
+  engine::EngineConfig engine;
+  metrics::Slo slo;
+  std::string output_dir;    // empty: runs/<timestamp>-<api>
+  double max_error_rate = -1;  // < 0: off
+  std::string sim_preset;    // non-empty: start the embedded simulator and target it
+  double sim_time_scale = 1.0;
+  bool quiet = false;
+  bool no_progress = false;
+};
+
+// The raw flag values as CLI11 fills them (strings where units are parsed).
+struct ProfFlags {
+  std::string base_url, endpoint, api = "openai", model, extra_body, request_template;
+  std::string stream_pointer, body_pointer;
+  bool no_stream = false, ignore_eos = false, insecure = false;
+  std::string ca_file, api_key_env;
+  std::vector<std::string> headers, goodput;
+  std::string connect_timeout = "10s", first_token_timeout = "300s", idle_timeout = "60s",
+              total_timeout = "600s", duration, bucket_interval = "1000", grace_period = "30s";
+  int workers = 0;
+  std::string concurrency, request_rate, arrival = "poisson", num_requests, warmup = "0",
+                                         max_concurrency = "0";
+  double burstiness = 1.0;
+  uint64_t seed = 0;
+  std::string input_length = "256", output_length = "128", prompt_file;
+  std::string output_dir, max_response_bytes = "64M", max_event_bytes = "1M";
+  double max_error_rate = -1;
+  std::string sim;
+  double sim_time_scale = 1.0;
+  bool quiet = false, no_progress = false;
+};
+
+void add_prof_flags(CLI::App& app, ProfFlags& flags);
+// Converts and validates; throws sb::Error (usage) naming the flag and the fix.
+ProfConfig to_prof_config(const ProfFlags& flags);
+
+}  // namespace sb::cli

@@ -1,0 +1,91 @@
+#include "engine/config_json.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <thread>
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+namespace sb::engine {
+
+bool is_secret_header(std::string_view name) {
+  std::string n(name);
+  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* word : {"authorization", "key", "token", "cookie", "secret", "password"})
+    if (n.find(word) != std::string::npos) return true;
+  return false;
+}
+
+nlohmann::json config_to_json(const EngineConfig& c) {
+  using nlohmann::json;
+  json headers = json::object();
+  for (const auto& [name, value] : c.headers)
+    headers[name] = is_secret_header(name) ? json("<redacted>") : json(value);
+  const auto& l = c.load;
+  json load = {{"mode", l.mode == LoadMode::closed ? "closed" : "open"},
+               {"num_requests", l.num_requests},
+               {"duration_s", to_s(l.duration)},
+               {"warmup", l.warmup},
+               {"seed", l.seed}};
+  if (l.mode == LoadMode::closed) {
+    load["concurrency"] = l.concurrency;
+  } else {
+    load["request_rate"] = l.request_rate;
+    load["arrival"] = load::to_string(l.arrival);
+    load["burstiness"] = l.burstiness;
+    load["max_concurrency"] = l.max_concurrency;
+  }
+  return json{
+      {"base_url", c.client.url.to_string()},
+      {"endpoint", c.endpoint},
+      {"api", protocol::to_string(c.adapter.api)},
+      {"stream", c.adapter.stream},
+      {"model", c.adapter.model},
+      {"extra_body", c.adapter.extra_body.is_null() ? json::object() : c.adapter.extra_body},
+      {"ignore_eos", c.adapter.ignore_eos},
+      {"headers", headers},
+      {"api_key", c.api_key.empty() ? json(nullptr) : json("<redacted>")},
+      {"tls", {{"insecure", c.client.insecure}, {"ca_file", c.client.ca_file}}},
+      {"timeouts_s",
+       {{"connect", to_s(c.timeouts.connect)},
+        {"first_token", to_s(c.timeouts.first_token)},
+        {"idle", to_s(c.timeouts.idle)},
+        {"total", to_s(c.timeouts.total)}}},
+      {"load", load},
+      {"workload",
+       {{"input_tokens", c.workload.input_tokens},
+        {"output_tokens", c.workload.output_tokens},
+        {"prompt_file", c.workload.prompt_file}}},
+      {"workers", c.workers},
+      {"max_response_bytes", c.client.max_response_bytes},
+      {"max_event_bytes", c.max_event_bytes},
+      {"grace_period_s", to_s(c.grace_period)},
+  };
+}
+
+nlohmann::json host_facts() {
+  nlohmann::json h;
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) == 0) h["hostname"] = name;
+  utsname u{};
+  if (uname(&u) == 0) {
+    h["kernel"] = std::string(u.sysname) + " " + u.release;
+    h["arch"] = u.machine;
+  }
+  h["cpus"] = std::thread::hardware_concurrency();
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) h["cpu_model"] = line.substr(colon + 2);
+      break;
+    }
+  }
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page > 0) h["memory_bytes"] = static_cast<int64_t>(pages) * page;
+  return h;
+}
+
+}  // namespace sb::engine

@@ -1,0 +1,16 @@
+#pragma once
+// The effective configuration as JSON for summary.json, with secrets redacted:
+// the API key never appears, nor the values of headers that carry credentials.
+#include <nlohmann/json.hpp>
+
+#include "engine/engine_config.h"
+
+namespace sb::engine {
+
+nlohmann::json config_to_json(const EngineConfig& config);
+// True for header names whose values are secrets (Authorization, *key*, *token*, Cookie, ...).
+bool is_secret_header(std::string_view name);
+// Facts about the client host: hostname, kernel, cores, memory.
+nlohmann::json host_facts();
+
+}  // namespace sb::engine

@@ -1,0 +1,196 @@
+#include "engine/engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include "common/error.h"
+#include "load/arrival_schedule.h"
+#include "workload/prompt_source.h"
+
+namespace sb::engine {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string iso_utc_now() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+}
+
+// Requests in flight at once, at most (closed: concurrency; open: the cap, or unbounded).
+int64_t max_in_flight(const LoadConfig& l) {
+  if (l.mode == LoadMode::closed) return l.concurrency;
+  return l.max_concurrency;  // 0 = unbounded
+}
+
+// Raises RLIMIT_NOFILE so that every connection fits; a clear error when it cannot.
+void ensure_descriptors(int64_t connections) {
+  if (connections <= 0) return;
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+  const rlim_t need = static_cast<rlim_t>(connections) + 64;
+  if (lim.rlim_cur >= need) return;
+  rlimit want = lim;
+  want.rlim_cur = std::min(lim.rlim_max, std::max(need, lim.rlim_cur));
+  setrlimit(RLIMIT_NOFILE, &want);
+  getrlimit(RLIMIT_NOFILE, &lim);
+  if (lim.rlim_cur < need)
+    throw usage_error(fmt::format(
+        "--concurrency {} needs about {} file descriptors but the limit is {} (hard limit {}); "
+        "raise it with `ulimit -n {}` or lower the concurrency",
+        connections, need, lim.rlim_cur, lim.rlim_max, need));
+}
+
+// Splits `total` over `parts` as evenly as possible; part i's share.
+int64_t share(int64_t total, int parts, int i) {
+  return total / parts + (i < total % parts ? 1 : 0);
+}
+
+}  // namespace
+
+int effective_workers(const EngineConfig& config) {
+  int w = config.workers > 0 ? config.workers
+                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int64_t cap = max_in_flight(config.load);
+  if (cap > 0) w = static_cast<int>(std::min<int64_t>(w, cap));
+  return std::max(1, w);
+}
+
+RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks) {
+  validate(config);
+  const LoadConfig& load = config.load;
+  ensure_descriptors(max_in_flight(load) > 0 ? max_in_flight(load) : 1024);
+
+  net::ClientContext client(config.client);
+  {
+    const auto probe = net::probe_connect(client, config.timeouts.connect);
+    if (!probe.ok())
+      throw Error(fmt::format("cannot reach {}: {}", config.client.url.to_string(), probe.message),
+                  ExitCode::unreachable);
+  }
+  workload::PromptSource prompts(config.workload);
+
+  std::atomic<bool> never_stop{false};
+  const std::atomic<bool>& stop = hooks.stop ? *hooks.stop : never_stop;
+  RecordSink sink = hooks.on_record ? hooks.on_record : [](const metrics::RequestRecord&) {};
+
+  RunResult result;
+  result.started_at = iso_utc_now();
+  const TimePoint run_start = Clock::now();
+  const int worker_count = effective_workers(config);
+  result.workers = worker_count;
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (int i = 0; i < worker_count; ++i)
+    workers.push_back(std::make_unique<Worker>(
+        i, worker_count, Worker::Shared{config, client, prompts, run_start, sink, stop}));
+
+  auto totals = [&] {
+    LiveTotals t;
+    for (const auto& w : workers) {
+      const auto& c = w->counters();
+      t.started += c.started.load(std::memory_order_relaxed);
+      t.done += c.done.load(std::memory_order_relaxed);
+      t.errors += c.errors.load(std::memory_order_relaxed);
+      t.output_tokens += c.output_tokens.load(std::memory_order_relaxed);
+      t.in_flight += c.in_flight.load(std::memory_order_relaxed);
+    }
+    t.elapsed_s = to_s(Clock::now() - run_start);
+    t.planned = static_cast<uint64_t>(load.num_requests + load.warmup);
+    t.planned_s = to_s(load.duration);
+    return t;
+  };
+
+  // Runs one phase on every worker; returns false when interrupted.
+  auto run_phase = [&](Phase& phase, auto slots_of) {
+    std::vector<std::future<void>> done;
+    for (int i = 0; i < worker_count; ++i) done.push_back(workers[i]->run_phase(phase, slots_of(i)));
+    TimePoint cancel_at = TimePoint::max();
+    for (auto& f : done) {
+      while (f.wait_for(250ms) != std::future_status::ready) {
+        if (hooks.on_progress) hooks.on_progress(totals());
+        const TimePoint now = Clock::now();
+        const bool stopping = stop.load() || now >= phase.stop_at;
+        if (stopping && cancel_at == TimePoint::max())
+          cancel_at = (stop.load() ? now : std::max(now, phase.stop_at)) + config.grace_period;
+        if (now >= cancel_at) {
+          for (auto& w : workers) w->cancel_in_flight();
+          cancel_at = TimePoint::max() - 1h;  // cancel once
+        }
+      }
+    }
+    if (hooks.on_progress) hooks.on_progress(totals());
+    return !stop.load();
+  };
+
+  bool completed = true;
+  if (load.warmup > 0) {
+    Phase warm;
+    warm.warmup = true;
+    warm.mode = LoadMode::closed;
+    warm.first_index = 0;
+    warm.end_index = static_cast<uint64_t>(load.warmup);
+    warm.start = Clock::now();
+    warm.next = 0;
+    int64_t slots = max_in_flight(load);
+    if (slots <= 0) slots = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(load.request_rate)), 1, 64);
+    slots = std::min(slots, load.warmup);
+    completed = run_phase(warm, [&](int i) { return share(slots, worker_count, i); });
+  }
+
+  std::vector<Nanos> schedule;
+  if (completed) {
+    Phase measured;
+    measured.mode = load.mode;
+    measured.first_index = static_cast<uint64_t>(load.warmup);
+    measured.end_index =
+        load.num_requests > 0 ? measured.first_index + static_cast<uint64_t>(load.num_requests)
+                              : UINT64_MAX;
+    measured.next = measured.first_index;
+    if (load.mode == LoadMode::open) {
+      size_t n = load.num_requests > 0 ? static_cast<size_t>(load.num_requests)
+                                       : static_cast<size_t>(std::ceil(load.request_rate *
+                                                                       to_s(load.duration))) + 1;
+      schedule = load::make_schedule(
+          load::ScheduleConfig{.rate_per_s = load.request_rate,
+                               .arrival = load.arrival,
+                               .burstiness = load.burstiness,
+                               .seed = load.seed},
+          n);
+      measured.schedule = &schedule;
+    }
+    // Start a little ahead so every worker is waiting when the first send is due.
+    measured.start = Clock::now() + (load.mode == LoadMode::open ? 5ms : 0ms);
+    if (load.duration > Nanos::zero()) measured.stop_at = measured.start + load.duration;
+    completed = run_phase(measured, [&](int i) {
+      const int64_t cap = max_in_flight(load);
+      return cap > 0 ? share(cap, worker_count, i) : int64_t{0};
+    });
+  }
+
+  for (auto& w : workers) w->join();
+  for (auto& w : workers) {
+    auto& r = w->records();
+    std::move(r.begin(), r.end(), std::back_inserter(result.records));
+  }
+  std::sort(result.records.begin(), result.records.end(),
+            [](const auto& a, const auto& b) { return a.id < b.id; });
+  int64_t last_end = 0;
+  for (const auto& r : result.records) last_end = std::max(last_end, r.t_end_ns);
+  result.duration_s = static_cast<double>(last_end) / 1e9;
+  result.interrupted = !completed;
+  return result;
+}
+
+}  // namespace sb::engine

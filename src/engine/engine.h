@@ -1,0 +1,45 @@
+#pragma once
+// Runs one benchmark (`servebench prof`): warm-up, then the measured phase,
+// across worker threads; returns every request's record, merged after join.
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/engine_config.h"
+#include "engine/worker.h"
+#include "metrics/request_record.h"
+
+namespace sb::engine {
+
+struct RunResult {
+  std::vector<metrics::RequestRecord> records;  // all requests (warm-up included), by id
+  std::string started_at;                       // ISO-8601 UTC wall clock at run start
+  double duration_s = 0;                        // run start to the last request's end
+  bool interrupted = false;                     // stopped by a signal before the plan ended
+  int workers = 0;
+};
+
+// Live view for progress displays, polled by the caller's thread.
+struct LiveTotals {
+  uint64_t started = 0, done = 0, errors = 0, output_tokens = 0;
+  int64_t in_flight = 0;
+  double elapsed_s = 0;
+  uint64_t planned = 0;  // measured requests planned (0 = bounded by duration)
+  double planned_s = 0;  // duration bound (0 = none)
+};
+
+struct RunHooks {
+  RecordSink on_record;                   // thread-safe; called as each request ends
+  const std::atomic<bool>* stop = nullptr;  // set by the caller on interrupt
+  std::function<void(const LiveTotals&)> on_progress;  // called ~every 250 ms
+};
+
+// Throws sb::Error: usage (bad config), unreachable (DNS failure, or no TCP
+// connection could be made before the run).
+RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks);
+
+// Number of worker threads the run will use.
+int effective_workers(const EngineConfig& config);
+
+}  // namespace sb::engine

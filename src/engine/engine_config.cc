@@ -1,0 +1,42 @@
+#include "engine/engine_config.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+
+namespace sb::engine {
+
+void validate(const EngineConfig& c) {
+  const auto& l = c.load;
+  if (l.mode == LoadMode::closed) {
+    if (l.concurrency < 1)
+      throw usage_error(fmt::format("--concurrency {}: must be at least 1", l.concurrency));
+  } else {
+    if (!(l.request_rate > 0) || !std::isfinite(l.request_rate))
+      throw usage_error(fmt::format("--request-rate {}: must be a positive number of requests/s",
+                                    l.request_rate));
+    if (l.max_concurrency < 0)
+      throw usage_error("--max-concurrency: must be 0 (no cap) or a positive count");
+    if (!(l.burstiness > 0))
+      throw usage_error(fmt::format("--burstiness {}: must be > 0 (1 = Poisson)", l.burstiness));
+  }
+  if (l.num_requests < 0) throw usage_error("--num-requests: must not be negative");
+  if (l.num_requests == 0 && l.duration <= Nanos::zero())
+    throw usage_error("give --num-requests N or --duration D (or both) to bound the run");
+  if (l.warmup < 0) throw usage_error("--warmup: must not be negative");
+  const auto& t = c.timeouts;
+  for (auto [name, v] : {std::pair{"--connect-timeout", t.connect},
+                         std::pair{"--first-token-timeout", t.first_token},
+                         std::pair{"--idle-timeout", t.idle}, std::pair{"--timeout", t.total}})
+    if (v <= Nanos::zero()) throw usage_error(fmt::format("{}: must be positive", name));
+  if (c.workers < 0) throw usage_error("--workers: must be 0 (one per core) or positive");
+  if (c.max_event_bytes < 1024) throw usage_error("--max-event-bytes: must be at least 1024");
+  if (c.client.max_response_bytes < 1024)
+    throw usage_error("--max-response-bytes: must be at least 1024");
+  if (c.adapter.api == protocol::Api::generic && c.adapter.generic_template.empty())
+    throw usage_error("--api generic needs --request-template FILE");
+}
+
+}  // namespace sb::engine

@@ -1,0 +1,59 @@
+#pragma once
+// The plain configuration of one `prof` run: built once from flags (src/cli),
+// validated once (validate()), passed by const& to everything below.
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "load/arrival_schedule.h"
+#include "net/connection.h"
+#include "protocol/adapter.h"
+#include "workload/prompt_source.h"
+
+namespace sb::engine {
+
+using namespace std::chrono_literals;
+
+struct Timeouts {
+  Nanos connect = 10s;       // TCP connect + TLS handshake
+  Nanos first_token = 300s;  // send -> first text-bearing event (or whole body when not streaming)
+  Nanos idle = 60s;          // longest gap between two reads once the first token arrived
+  Nanos total = 600s;        // send -> end of response
+};
+
+enum class LoadMode { closed, open };
+
+struct LoadConfig {
+  LoadMode mode = LoadMode::closed;
+  int64_t concurrency = 1;      // closed loop: requests in flight
+  double request_rate = 0;      // open loop: requests per second
+  load::Arrival arrival = load::Arrival::poisson;
+  double burstiness = 1.0;      // gamma shape (1 = Poisson)
+  int64_t max_concurrency = 0;  // open loop cap (0 = none); waiting counts as queueing
+  int64_t num_requests = 0;     // measured requests (0 = bounded by duration only)
+  Nanos duration = Nanos::zero();  // stop issuing after this (0 = bounded by count only)
+  int64_t warmup = 0;           // requests sent first and not measured
+  uint64_t seed = 0;
+};
+
+struct EngineConfig {
+  net::ClientOptions client;
+  std::string endpoint;  // path under the base URL; empty = the API's default
+  std::vector<std::pair<std::string, std::string>> headers;  // -H 'Name: value'
+  std::string api_key;  // sent as "Authorization: Bearer ..."; never written anywhere
+  protocol::AdapterConfig adapter;
+  workload::WorkloadConfig workload;
+  LoadConfig load;
+  Timeouts timeouts;
+  int workers = 0;  // event-loop threads; 0 = one per core
+  size_t max_event_bytes = size_t{1} << 20;
+  Nanos grace_period = 30s;  // after an interrupt, wait this long for in-flight requests
+  Nanos bucket_interval = 1s;
+};
+
+// Throws sb::Error (usage) naming the offending flag and its fix.
+void validate(const EngineConfig& config);
+
+}  // namespace sb::engine

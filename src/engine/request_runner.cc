@@ -1,0 +1,128 @@
+#include "engine/request_runner.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace sb::engine {
+namespace {
+
+// Which client-side timeout a failed read hit: the earliest deadline that had passed.
+ErrorClass timeout_class(TimePoint total_deadline, TimePoint phase_deadline, bool first_seen) {
+  if (total_deadline <= phase_deadline) return ErrorClass::timeout_total;
+  return first_seen ? ErrorClass::timeout_idle : ErrorClass::timeout_first_token;
+}
+
+ErrorClass net_error_class(net::NetStatus s) {
+  switch (s) {
+    case net::NetStatus::ok: return ErrorClass::ok;
+    case net::NetStatus::timeout: return ErrorClass::timeout_total;
+    case net::NetStatus::connect_failed: return ErrorClass::connect_error;
+    case net::NetStatus::reset: return ErrorClass::connection_reset;
+    case net::NetStatus::closed: return ErrorClass::incomplete_stream;
+    case net::NetStatus::too_large: return ErrorClass::response_too_large;
+    case net::NetStatus::bad_response: return ErrorClass::malformed;
+  }
+  return ErrorClass::malformed;
+}
+
+void set_error(metrics::RequestRecord& r, ErrorClass c, std::string message) {
+  if (r.error_class != ErrorClass::ok) return;
+  r.error_class = c;
+  if (message.size() > 512) message.resize(512);
+  r.error = std::move(message);
+}
+
+}  // namespace
+
+awaitable<void> run_request(const RequestTemplate& tmpl, Channel& channel, std::string_view body,
+                            metrics::RequestRecord& record) {
+  auto& conn = channel.connection;
+  const auto& to = tmpl.timeouts;
+  const std::string id_header = fmt::format("x-request-id: servebench-{}\r\n", record.id);
+  std::string headers = tmpl.extra_headers + id_header;
+  net::serialize_request(channel.request_bytes,
+                         net::RequestHead{.target = tmpl.target,
+                                          .host_header = tmpl.host_header,
+                                          .accept = tmpl.accept,
+                                          .extra_headers = headers},
+                         body);
+
+  // A reused keep-alive connection may have been closed by the server while
+  // idle; such a request is retried once on a fresh connection, and t_send is
+  // taken again (the lost time shows in dispatch_delay, never in TTFT).
+  for (int attempt = 0;; ++attempt) {
+    const bool reused = conn.is_open();
+    if (!conn.is_open()) {
+      auto r = co_await conn.connect(Clock::now() + to.connect);
+      if (!r.ok()) {
+        record.t_end_ns = ns_since(tmpl.run_start, Clock::now());
+        set_error(record,
+                  r.status == net::NetStatus::timeout ? ErrorClass::timeout_connect
+                                                      : ErrorClass::connect_error,
+                  r.message);
+        co_return;
+      }
+    }
+    const TimePoint t_send = Clock::now();
+    record.t_send_ns = ns_since(tmpl.run_start, t_send);
+    const TimePoint total_deadline = t_send + to.total;
+    const TimePoint first_deadline = std::min(total_deadline, t_send + to.first_token);
+    auto w = co_await conn.write(channel.request_bytes, total_deadline);
+    if (w.ok()) w = co_await conn.read_header(first_deadline);
+    if (!w.ok()) {
+      if (reused && attempt == 0 &&
+          (w.status == net::NetStatus::closed || w.status == net::NetStatus::reset))
+        continue;
+      record.t_end_ns = ns_since(tmpl.run_start, Clock::now());
+      ErrorClass c = w.status == net::NetStatus::timeout
+                         ? timeout_class(total_deadline, first_deadline, false)
+                         : net_error_class(w.status);
+      if (w.status == net::NetStatus::closed) c = ErrorClass::connection_reset;
+      set_error(record, c, w.message);
+      co_return;
+    }
+
+    auto& rec = channel.recorder;
+    rec.begin(record);
+    const int status = conn.status();
+    record.status = status;
+    const bool ok_status = status >= 200 && status < 300;
+    if (!ok_status) rec.on_error_status(status);
+
+    bool complete = true;
+    while (!conn.body_done()) {
+      const bool first_seen = record.t_first_ns != metrics::kNoTime;
+      const TimePoint phase_deadline =
+          first_seen ? std::min(total_deadline, Clock::now() + to.idle) : first_deadline;
+      std::string_view chunk;
+      auto r = co_await conn.read_body(phase_deadline, chunk);
+      const int64_t now_ns = ns_since(tmpl.run_start, Clock::now());
+      bool keep_going = true;
+      if (!chunk.empty())
+        keep_going = ok_status ? rec.on_body(chunk, now_ns) : rec.on_error_body(chunk);
+      if (!r.ok()) {
+        complete = false;
+        if (r.status == net::NetStatus::timeout) {
+          set_error(record, timeout_class(total_deadline, phase_deadline, first_seen),
+                    fmt::format("no data for {:.0f} ms", to_ms(Clock::now() - t_send)));
+        } else if (r.status == net::NetStatus::closed) {
+          // Decided by finish(): a stream closed before its final event.
+        } else {
+          set_error(record, net_error_class(r.status), r.message);
+        }
+        break;
+      }
+      if (!keep_going) {
+        complete = false;
+        conn.close();  // the rest of this response is not wanted
+        break;
+      }
+    }
+    rec.finish(ns_since(tmpl.run_start, Clock::now()), complete);
+    if (!conn.keep_alive()) conn.close();
+    co_return;
+  }
+}
+
+}  // namespace sb::engine

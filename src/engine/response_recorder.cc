@@ -1,0 +1,137 @@
+#include "engine/response_recorder.h"
+
+#include <fmt/format.h>
+
+namespace sb::engine {
+
+namespace {
+constexpr size_t kErrorBodyBytes = 512;
+}
+
+int64_t estimate_tokens_from_bytes(uint64_t bytes) { return static_cast<int64_t>((bytes + 3) / 4); }
+
+ResponseRecorder::ResponseRecorder(protocol::Adapter& adapter, bool stream, size_t max_event_bytes)
+    : adapter_(adapter), stream_(stream), parser_(max_event_bytes) {}
+
+void ResponseRecorder::begin(metrics::RequestRecord& record) {
+  record_ = &record;
+  parser_.reset();
+  body_.clear();
+  first_bytes_.clear();
+  final_seen_ = false;
+  last_text_ns_ = metrics::kNoTime;
+  content_chars_ = reasoning_chars_ = event_tokens_ = 0;
+  usage_tokens_ = -1;
+  usage_from_details_ = false;
+}
+
+void ResponseRecorder::fail(ErrorClass c, std::string message) {
+  if (record_->error_class != ErrorClass::ok) return;  // the first cause wins
+  record_->error_class = c;
+  if (message.size() > kErrorBodyBytes) message.resize(kErrorBodyBytes);
+  record_->error = std::move(message);
+}
+
+void ResponseRecorder::apply(const protocol::Decoded& d, int64_t now_ns) {
+  auto& r = *record_;
+  if (d.text_event) {
+    if (r.t_first_ns == metrics::kNoTime) r.t_first_ns = now_ns;
+    if (d.content_chars > 0 && r.t_first_content_ns == metrics::kNoTime)
+      r.t_first_content_ns = now_ns;
+    if (last_text_ns_ != metrics::kNoTime)
+      r.itl_ms.push_back(static_cast<float>(static_cast<double>(now_ns - last_text_ns_) / 1e6));
+    last_text_ns_ = now_ns;
+    r.t_last_ns = now_ns;
+    ++r.events;
+  }
+  content_chars_ += d.content_chars;
+  reasoning_chars_ += d.reasoning_chars;
+  event_tokens_ += d.tokens;
+  if (d.completion_tokens) {
+    usage_tokens_ = *d.completion_tokens;
+    usage_from_details_ = d.completion_tokens_from_details;
+  }
+  if (d.prompt_tokens) r.input_tokens = *d.prompt_tokens;
+  if (d.final) final_seen_ = true;
+  if (d.error != ErrorClass::ok) fail(d.error, d.error_message);
+}
+
+bool ResponseRecorder::on_event(std::string_view data, int64_t now_ns) {
+  apply(adapter_.decode_event(data), now_ns);
+  return !failed();
+}
+
+bool ResponseRecorder::on_body(std::string_view bytes, int64_t now_ns) {
+  if (!stream_) {
+    body_.append(bytes);
+    return true;
+  }
+  if (first_bytes_.size() < kErrorBodyBytes)
+    first_bytes_.append(bytes.substr(0, kErrorBodyBytes - first_bytes_.size()));
+  bool keep_going = true;
+  const auto result = parser_.feed(bytes, [&](const sse::Event& e) {
+    if (keep_going) keep_going = on_event(e.data, now_ns);
+  });
+  if (result == sse::FeedResult::event_too_large) {
+    fail(ErrorClass::malformed,
+         fmt::format("an SSE event exceeded {} bytes (--max-event-bytes)", parser_.max_event_bytes()));
+    return false;
+  }
+  return keep_going;
+}
+
+void ResponseRecorder::on_error_status(int status) {
+  record_->status = status;
+  fail(error_class_from_status(status), fmt::format("HTTP {}", status));
+}
+
+bool ResponseRecorder::on_error_body(std::string_view bytes) {
+  if (body_.size() < kErrorBodyBytes) body_.append(bytes.substr(0, kErrorBodyBytes - body_.size()));
+  return true;
+}
+
+void ResponseRecorder::finish(int64_t now_ns, bool complete) {
+  auto& r = *record_;
+  r.t_end_ns = now_ns;
+  if (r.status >= 300 || (r.status > 0 && r.status < 200)) {
+    // Non-2xx: the message is the body prefix (or the status line when empty).
+    if (!body_.empty()) r.error = body_;
+  } else if (!failed() && !stream_) {
+    if (!complete) {
+      fail(ErrorClass::incomplete_stream, "the connection closed before the whole body arrived");
+    } else {
+      apply(adapter_.decode_body(body_), now_ns);
+    }
+  } else if (!failed() && stream_ && !final_seen_) {
+    if (parser_.events() == 0 && !first_bytes_.empty()) {
+      fail(ErrorClass::malformed,
+           fmt::format("not an SSE stream: the body starts with '{}'", first_bytes_.substr(0, 200)));
+    } else if (complete && parser_.has_partial()) {
+      fail(ErrorClass::malformed, "the stream ended inside an SSE event");
+    } else {
+      fail(ErrorClass::incomplete_stream,
+           fmt::format("the stream ended before its final event after {} events", parser_.events()));
+    }
+  }
+
+  // Output tokens: server usage/details first, else the estimate (DESIGN §3).
+  const int64_t estimate =
+      event_tokens_ > 0 ? static_cast<int64_t>(event_tokens_) : estimate_tokens_from_bytes(text_bytes());
+  if (usage_tokens_ >= 0) {
+    r.output_tokens = usage_tokens_;
+    r.output_tokens_source =
+        usage_from_details_ ? metrics::TokenSource::details : metrics::TokenSource::usage;
+    if (text_bytes() > 0 || event_tokens_ > 0) {
+      r.output_tokens_alt = estimate;
+      r.output_tokens_alt_source = metrics::TokenSource::estimate;
+    }
+  } else if (estimate > 0) {
+    r.output_tokens = estimate;
+    r.output_tokens_source = metrics::TokenSource::estimate;
+  } else {
+    r.output_tokens = 0;
+    r.output_tokens_source = metrics::TokenSource::none;
+  }
+}
+
+}  // namespace sb::engine

@@ -1,0 +1,60 @@
+#pragma once
+// Turns one HTTP response, as it arrives, into a RequestRecord: SSE framing,
+// the API adapter's decoding, and the timestamps of DESIGN.md §3. Pure: the
+// caller passes the arrival time of each piece of body (ns since run start).
+//
+// Contract per request: begin(); then either on_error_status() (non-2xx) or
+// on_stream_body()/on_whole_body() for each body piece; then finish().
+// on_* return false when the response should not be read further (error
+// event, malformed stream): finish() then records what happened.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "metrics/request_record.h"
+#include "protocol/adapter.h"
+#include "sse/parser.h"
+
+namespace sb::engine {
+
+class ResponseRecorder {
+ public:
+  ResponseRecorder(protocol::Adapter& adapter, bool stream, size_t max_event_bytes);
+
+  void begin(metrics::RequestRecord& record);
+  // A 2xx status arrived: keep body pieces as stream events or as one body.
+  bool on_body(std::string_view bytes, int64_t now_ns);
+  // A non-2xx status arrived; body pieces go to the error message (first 512 bytes).
+  void on_error_status(int status);
+  bool on_error_body(std::string_view bytes);
+  // The body ended (complete = the HTTP message was complete).
+  void finish(int64_t now_ns, bool complete);
+  // True once an error has been classified (in-stream error, malformed, ...).
+  bool failed() const { return record_->error_class != ErrorClass::ok; }
+  // Bytes of output text seen (content + reasoning).
+  uint64_t text_bytes() const { return content_chars_ + reasoning_chars_; }
+
+ private:
+  bool on_event(std::string_view data, int64_t now_ns);
+  void apply(const protocol::Decoded& d, int64_t now_ns);
+  void fail(ErrorClass c, std::string message);
+
+  protocol::Adapter& adapter_;
+  bool stream_;
+  sse::Parser parser_;
+  metrics::RequestRecord* record_ = nullptr;
+  std::string body_;  // non-stream body, or the error body prefix
+  std::string first_bytes_;  // first bytes of a streamed body, to explain a non-SSE body
+  bool final_seen_ = false;
+  int64_t last_text_ns_ = metrics::kNoTime;
+  uint64_t content_chars_ = 0;
+  uint64_t reasoning_chars_ = 0;
+  uint64_t event_tokens_ = 0;
+  int64_t usage_tokens_ = -1;
+  bool usage_from_details_ = false;
+};
+
+// Output tokens estimated from text length (DESIGN §3 last resort): ceil(bytes / 4).
+int64_t estimate_tokens_from_bytes(uint64_t bytes);
+
+}  // namespace sb::engine

@@ -1,0 +1,93 @@
+#pragma once
+// One load-generating thread: its own event loop, connections, adapter and
+// records (DESIGN §7.8: nothing shared on the hot path; merged after join).
+// The engine hands it phases; the worker runs its share of each.
+#include <atomic>
+#include <functional>
+#include <future>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "common/asio.h"
+#include "engine/engine_config.h"
+#include "engine/request_runner.h"
+#include "metrics/request_record.h"
+#include "workload/prompt_source.h"
+
+namespace sb::engine {
+
+// One stage of a run (warm-up, then measurement), shared read-only by all workers
+// except the `next` index counter.
+struct Phase {
+  bool warmup = false;
+  uint64_t first_index = 0;         // request ids in [first_index, end_index)
+  uint64_t end_index = UINT64_MAX;  // UINT64_MAX: bounded by stop_at only
+  TimePoint start;                  // phase start: schedule offsets count from here
+  TimePoint stop_at = TimePoint::max();  // no request is issued at or after this instant
+  LoadMode mode = LoadMode::closed;
+  const std::vector<Nanos>* schedule = nullptr;  // open loop: offset of request first_index + k
+  std::atomic<uint64_t> next{0};                 // closed loop: next id to claim
+};
+
+// Live counters, written by the worker thread only, read by the progress display.
+struct WorkerCounters {
+  std::atomic<uint64_t> started{0};
+  std::atomic<uint64_t> done{0};
+  std::atomic<uint64_t> errors{0};
+  std::atomic<uint64_t> output_tokens{0};
+  std::atomic<int64_t> in_flight{0};
+};
+
+using RecordSink = std::function<void(const metrics::RequestRecord&)>;
+
+class Worker {
+ public:
+  struct Shared {
+    const EngineConfig& config;
+    const net::ClientContext& client;
+    const workload::PromptSource& prompts;
+    TimePoint run_start;
+    const RecordSink& sink;  // called on the worker thread as each request ends; thread-safe
+    const std::atomic<bool>& stop;  // set on interrupt: issue nothing more
+  };
+  Worker(int index, int worker_count, Shared shared);
+  ~Worker();
+
+  // Runs this worker's share of a phase: `slots` closed-loop slots, or (open
+  // loop) the ids i with i % worker_count == index, at most `slots` in flight
+  // (0 = no cap). The future is ready when the share is done.
+  std::future<void> run_phase(Phase& phase, int64_t slots);
+  // Closes every connection, failing in-flight requests as `cancelled`.
+  void cancel_in_flight();
+  // Stops the event loop and joins the thread; then records() may be taken.
+  void join();
+  std::vector<metrics::RequestRecord>& records() { return records_; }
+  const WorkerCounters& counters() const { return counters_; }
+
+ private:
+  awaitable<void> closed_slot(Phase& phase);
+  awaitable<void> open_dispatch(Phase& phase, int64_t cap);
+  awaitable<void> one_request(Phase& phase, uint64_t id, TimePoint t_sched);
+  std::unique_ptr<Channel> acquire_channel();
+  void release_channel(std::unique_ptr<Channel> channel);
+  void wake(asio::steady_timer& timer) { timer.cancel(); }
+
+  int index_;
+  int worker_count_;
+  Shared shared_;
+  asio::io_context io_{1};
+  asio::executor_work_guard<asio::io_context::executor_type> guard_;
+  std::unique_ptr<protocol::Adapter> adapter_;
+  RequestTemplate template_;
+  std::vector<std::unique_ptr<Channel>> idle_;
+  std::vector<Channel*> active_;
+  bool cancelled_ = false;
+  std::vector<metrics::RequestRecord> records_;
+  WorkerCounters counters_;
+  int64_t in_flight_ = 0;
+  asio::steady_timer slot_freed_;
+  std::thread thread_;
+};
+
+}  // namespace sb::engine

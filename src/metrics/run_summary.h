@@ -1,0 +1,126 @@
+#pragma once
+// The run-level numbers of DESIGN §3, computed once from every request record after the run.
+//
+// Which requests count:
+//   - warm-up requests are counted (requests.warmup) and otherwise ignored: "measured" below
+//     means warmup == false;
+//   - requests.total = measured requests = ok + failed (warm-up not included);
+//   - latency and token distributions (ttft, ttft_content, tpot, itl, e2e, scheduled_e2e,
+//     input_tokens, output_tokens) are over measured ok requests, each over those where the
+//     metric is defined; itl pools every gap of those requests (exact, all samples, vLLM ITL);
+//   - dispatch_delay is over every measured request that was sent (t_sched and t_send known),
+//     whatever its outcome.
+// Throughput: over the measured window = first t_send to last t_end of measured requests;
+//   requests_per_s = ok requests / window; {input,output}_tokens_per_s sum the tokens of ok
+//   requests (as vLLM: a failed request contributes none); total = input + output.
+// success_rate = ok / total. errors = measured failures by class name (ok not listed).
+// Goodput: requests_per_s = measured requests meeting the SLO / window; fraction = those /
+//   requests.total. Undefined (nullopt) when no SLO was given. See goodput.h for "meets".
+// Load: achieved_rate = (N - 1) / (last t_send - first t_send) over the N measured requests
+//   that were sent: the mean send rate between the first and the last send (undefined for
+//   N < 2 or a zero span); late_sends = measured sent requests with dispatch_delay > 1 ms.
+// Token sources: per source name, the measured ok requests whose output_tokens came from it;
+//   discrepancy over those that also have an independent count (output_tokens_alt >= 0):
+//   mean |output_tokens - output_tokens_alt| and mean of that / max(output_tokens, 1).
+// Classes: the same numbers per request class, when the measured requests have more than one
+//   class; their throughput uses the run's measured window, so class rates add up to the run's.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "metrics/distribution.h"
+#include "metrics/goodput.h"
+#include "metrics/request_record.h"
+#include "metrics/timeseries.h"
+
+namespace sb::metrics {
+
+// What the caller knows about the run, beyond the records. Plain data, filled by the engine.
+struct RunInfo {
+  std::string tool_name = "servebench";
+  std::string tool_version;
+  nlohmann::json config = nlohmann::json::object();  // effective config, secrets already redacted
+  nlohmann::json host = nlohmann::json::object();    // host facts
+  std::string started_at;                            // ISO-8601 UTC, e.g. "2026-12-02T13:06:43Z"
+  double duration_s = 0;                             // wall time of the whole run, warm-up included
+  bool interrupted = false;
+  std::string load_mode = "closed";  // "closed" | "open"
+  int concurrency = 0;               // closed loop
+  double target_rate = 0;            // open loop requests/s; 0 if none
+  int max_concurrency = 0;           // open-loop cap; 0 if none
+  Slo slo;
+  double bucket_interval_ms = 1000;  // <= 0: no time series
+};
+
+struct RequestCounts {
+  int64_t total = 0;  // measured = ok + failed
+  int64_t ok = 0;
+  int64_t failed = 0;
+  int64_t warmup = 0;
+};
+
+struct MetricSet {
+  Distribution ttft_ms, ttft_content_ms, tpot_ms, itl_ms, e2e_ms, scheduled_e2e_ms,
+      dispatch_delay_ms, input_tokens, output_tokens;
+};
+
+struct Throughput {
+  double window_s = 0;  // first t_send .. last t_end of measured requests; 0 if unknown
+  // All undefined when window_s == 0.
+  std::optional<double> requests_per_s, input_tokens_per_s, output_tokens_per_s, total_tokens_per_s;
+};
+
+struct GoodputResult {
+  Slo slo;
+  int64_t good = 0;                      // measured requests meeting the SLO
+  std::optional<double> requests_per_s;  // good / window
+  std::optional<double> fraction;        // good / requests.total
+};
+
+struct LoadResult {
+  std::string mode;  // "closed" | "open"
+  int concurrency = 0;
+  double target_rate = 0;
+  int max_concurrency = 0;
+  std::optional<double> achieved_rate;
+  int64_t late_sends = 0;  // dispatch_delay > 1 ms
+};
+
+struct TokenSourceStats {
+  std::map<std::string, int64_t> counts;  // source name -> measured ok requests
+  int64_t discrepancy_count = 0;          // requests with both counts
+  std::optional<double> mean_abs_diff_tokens;
+  std::optional<double> mean_abs_rel_diff;
+};
+
+using ErrorCounts = std::map<std::string, int64_t>;  // error class name -> count, ok excluded
+
+// Per request class (RequestRecord::request_class).
+struct ClassSummary {
+  RequestCounts requests;  // warmup always 0 here
+  MetricSet metrics;
+  Throughput throughput;
+  ErrorCounts errors;
+};
+
+struct RunSummary {
+  RequestCounts requests;
+  std::optional<double> success_rate;  // ok / total
+  MetricSet metrics;
+  Throughput throughput;
+  GoodputResult goodput;
+  LoadResult load;
+  ErrorCounts errors;
+  TokenSourceStats token_sources;
+  std::map<std::string, ClassSummary> classes;  // empty unless more than one class
+  double bucket_interval_ms = 0;
+  std::vector<TimeBucket> timeseries;
+};
+
+RunSummary summarize_run(const std::vector<RequestRecord>& records, const RunInfo& info);
+
+}  // namespace sb::metrics

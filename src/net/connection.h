@@ -1,0 +1,104 @@
+#pragma once
+// One keep-alive HTTP/1.1 client connection (plain TCP or TLS) driven by C++20
+// coroutines on its worker's event loop. Beast stays inside connection.cc.
+//
+// Every operation takes an absolute deadline; an operation that passes it fails
+// with NetStatus::timeout and closes the connection. Requests are serialised
+// by the caller (raw bytes); the response is read header first, then the
+// decoded body (chunked or sized) piece by piece, as it arrives.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/asio.h"
+#include "common/clock.h"
+#include "net/url.h"
+
+namespace sb::net {
+
+enum class NetStatus {
+  ok,
+  timeout,         // the deadline passed
+  connect_failed,  // refused, unreachable, DNS, TLS handshake/verification
+  reset,           // connection reset by the peer
+  closed,          // the peer closed before the response was complete
+  too_large,       // the body exceeded max_response_bytes
+  bad_response,    // not valid HTTP/1.1
+};
+
+struct NetResult {
+  NetStatus status = NetStatus::ok;
+  std::string message;
+  bool ok() const { return status == NetStatus::ok; }
+};
+
+struct ClientOptions {
+  Url url;
+  bool insecure = false;     // skip certificate verification (--insecure)
+  std::string ca_file;       // extra CA bundle (--ca-file)
+  size_t max_response_bytes = size_t{64} << 20;
+};
+
+// Read-only after construction and shared by every worker: resolved addresses
+// and the TLS context. Throws sb::Error (unreachable) when the host does not resolve,
+// sb::Error (usage) for an unreadable CA file.
+class ClientContext {
+ public:
+  explicit ClientContext(const ClientOptions& options);
+  ~ClientContext();
+  ClientContext(const ClientContext&) = delete;
+  ClientContext& operator=(const ClientContext&) = delete;
+  const ClientOptions& options() const { return options_; }
+  struct Impl;
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  ClientOptions options_;
+  std::unique_ptr<Impl> impl_;
+};
+
+class Connection {
+ public:
+  Connection(asio::any_io_executor executor, const ClientContext& context);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  bool is_open() const;
+  // Requests completed on this connection since it was opened.
+  unsigned reuse_count() const;
+  awaitable<NetResult> connect(TimePoint deadline);
+  awaitable<NetResult> write(std::string_view bytes, TimePoint deadline);
+  // Reads the status line and headers of the next response.
+  awaitable<NetResult> read_header(TimePoint deadline);
+  int status() const;
+  std::string content_type() const;
+  // Reads the next piece of the decoded body; `chunk` views an internal buffer
+  // valid until the next call. After the last piece body_done() is true.
+  awaitable<NetResult> read_body(TimePoint deadline, std::string_view& chunk);
+  bool body_done() const;
+  // After body_done(): whether the connection may carry another request.
+  bool keep_alive() const;
+  void close();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Opens and closes one connection (TCP, and TLS when https): tells before a run
+// whether the target is reachable at all.
+NetResult probe_connect(const ClientContext& context, Nanos timeout);
+
+// Serialises an HTTP/1.1 POST (or GET when body is empty and method says so).
+struct RequestHead {
+  std::string_view method = "POST";
+  std::string_view target;       // path and query
+  std::string_view host_header;  // Host: value
+  std::string_view accept = "application/json";
+  std::string_view extra_headers;  // zero or more "Name: value\r\n" lines
+};
+void serialize_request(std::string& out, const RequestHead& head, std::string_view body);
+
+}  // namespace sb::net

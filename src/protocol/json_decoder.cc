@@ -1,0 +1,93 @@
+#include "protocol/json_decoder.h"
+
+#include <cstring>
+
+#include "common/error.h"
+
+namespace sb::protocol {
+
+simdjson::ondemand::document& JsonDecoder::parse(std::string_view json) {
+  const std::size_t need = json.size() + simdjson::SIMDJSON_PADDING;
+  if (need > capacity_) {
+    capacity_ = std::max(need, capacity_ * 2);
+    buf_ = std::make_unique<char[]>(capacity_);
+  }
+  std::memcpy(buf_.get(), json.data(), json.size());
+  std::memset(buf_.get() + json.size(), 0, simdjson::SIMDJSON_PADDING);
+  const simdjson::padded_string_view input(buf_.get(), json.size(), capacity_);
+  if (const simdjson::error_code err = parser_.iterate(input).get(doc_)) {
+    throw simdjson::simdjson_error(err);
+  }
+  return doc_;
+}
+
+bool is_done_marker(std::string_view data) {
+  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!data.empty() && is_space(data.front())) data.remove_prefix(1);
+  while (!data.empty() && is_space(data.back())) data.remove_suffix(1);
+  return data == "[DONE]";
+}
+
+std::optional<std::string_view> opt_string(simdjson::ondemand::value v) {
+  const simdjson::ondemand::json_type type = v.type();
+  if (type != simdjson::ondemand::json_type::string) return std::nullopt;
+  const std::string_view s = v.get_string();
+  return s;
+}
+
+std::optional<int64_t> opt_int(simdjson::ondemand::value v) {
+  const simdjson::ondemand::json_type type = v.type();
+  if (type != simdjson::ondemand::json_type::number) return std::nullopt;
+  const simdjson::ondemand::number_type kind = v.get_number_type();
+  if (kind == simdjson::ondemand::number_type::signed_integer) {
+    const int64_t n = v.get_int64();
+    return n;
+  }
+  const double x = v.get_double();
+  return static_cast<int64_t>(x);
+}
+
+std::string clip_message(std::string_view message) {
+  return std::string(message.substr(0, 512));
+}
+
+namespace {
+bool contains(std::string_view haystack, std::string_view needle) {
+  return haystack.find(needle) != std::string_view::npos;
+}
+}  // namespace
+
+ErrorClass error_class_from_code(std::optional<int64_t> code, std::string_view code_text,
+                                 std::string_view type) {
+  if (code && *code >= 400 && *code < 600) return error_class_from_status(static_cast<int>(*code));
+  for (std::string_view s : {code_text, type}) {
+    if (contains(s, "rate_limit") || contains(s, "RateLimit")) return ErrorClass::rate_limited;
+    if (contains(s, "overload") || contains(s, "Overload") || contains(s, "ServiceUnavailable"))
+      return ErrorClass::overloaded;
+    if (contains(s, "timeout") || contains(s, "Timeout")) return ErrorClass::timeout;
+    if (contains(s, "invalid") || contains(s, "validation") || contains(s, "BadRequest") ||
+        contains(s, "NotFound"))
+      return ErrorClass::validation;
+  }
+  return ErrorClass::server_error;
+}
+
+void set_malformed(Decoded& d, const simdjson::simdjson_error& e) {
+  d = Decoded{};
+  d.error = ErrorClass::malformed;
+  d.error_message = clip_message(std::string("malformed JSON: ") + e.what());
+}
+
+std::string finish_body(nlohmann::json body, const nlohmann::json& extra_body) {
+  if (extra_body.is_object() && !extra_body.empty()) body.merge_patch(extra_body);
+  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+void check_extra_body(const nlohmann::json& extra_body) {
+  if (!extra_body.is_null() && !extra_body.is_object()) {
+    throw usage_error("extra_body must be a JSON object (merged into every request body), got " +
+                      std::string(extra_body.type_name()));
+  }
+}
+
+}  // namespace sb::protocol

@@ -1,0 +1,66 @@
+#pragma once
+// Shared pieces of the protocol adapters (internal to src/protocol/):
+// a reusable simdjson on-demand decoder, JSON helpers for the hot path, error
+// classification of in-stream error objects, and request-body helpers.
+#include <simdjson.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "protocol/adapter.h"
+
+namespace sb::protocol {
+
+// One simdjson on-demand parser and one padded input buffer, both reused for
+// every payload: no allocation per event once they have grown to the largest
+// payload. String views it hands out live until the next parse().
+class JsonDecoder {
+ public:
+  // Parses `json`; throws simdjson::simdjson_error when it is not JSON.
+  simdjson::ondemand::document& parse(std::string_view json);
+
+ private:
+  simdjson::ondemand::parser parser_;
+  std::unique_ptr<char[]> buf_;
+  std::size_t capacity_ = 0;
+  simdjson::ondemand::document doc_;
+};
+
+// SSE payload "[DONE]" (OpenAI's end of stream), surrounding whitespace allowed.
+bool is_done_marker(std::string_view data);
+
+// Value helpers: a JSON null (or another type where noted) gives nullopt.
+std::optional<std::string_view> opt_string(simdjson::ondemand::value v);
+std::optional<int64_t> opt_int(simdjson::ondemand::value v);  // integers, or floats truncated
+
+// The first 512 bytes of an error message (DESIGN.md §5).
+std::string clip_message(std::string_view message);
+
+// Error class of an in-stream OpenAI-style error: by numeric HTTP-like code when
+// there is one (error_class_from_status), else by keywords in code/type
+// ("rate_limit", "overload", "invalid"/"validation"/"BadRequest", "timeout"),
+// else server_error (an error reported after a 200 is the server's failure).
+ErrorClass error_class_from_code(std::optional<int64_t> code, std::string_view code_text,
+                                 std::string_view type);
+
+// Sets `d` to a malformed-JSON error carrying simdjson's reason.
+void set_malformed(Decoded& d, const simdjson::simdjson_error& e);
+
+// Serialises a request body: extra_body merged (RFC 7386) last; invalid UTF-8
+// in prompts is replaced rather than thrown on.
+std::string finish_body(nlohmann::json body, const nlohmann::json& extra_body);
+
+// Throws sb::Error (usage) unless extra_body is null or an object.
+void check_extra_body(const nlohmann::json& extra_body);
+
+std::unique_ptr<Adapter> make_tgi_adapter(const AdapterConfig& config);
+std::unique_ptr<Adapter> make_openai_adapter(const AdapterConfig& config);
+std::unique_ptr<Adapter> make_openai_chat_adapter(const AdapterConfig& config);
+std::unique_ptr<Adapter> make_generic_adapter(const AdapterConfig& config);
+
+}  // namespace sb::protocol

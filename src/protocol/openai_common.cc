@@ -1,0 +1,153 @@
+#include "protocol/openai_common.h"
+
+namespace sb::protocol {
+namespace {
+
+using simdjson::ondemand::json_type;
+using simdjson::ondemand::object;
+using simdjson::ondemand::value;
+
+void decode_usage(object usage, Decoded& d) {
+  for (auto field : usage) {
+    const std::string_view key = field.unescaped_key();
+    if (key == "completion_tokens") {
+      d.completion_tokens = opt_int(field.value());
+    } else if (key == "prompt_tokens") {
+      d.prompt_tokens = opt_int(field.value());
+    }
+  }
+}
+
+// {content, reasoning_content, reasoning} of a chat delta or message. Servers
+// that send both reasoning fields send the same text twice: the longer counts.
+void decode_chat_text(object msg, Decoded& d) {
+  std::string_view content, reasoning;
+  for (auto field : msg) {
+    const std::string_view key = field.unescaped_key();
+    if (key == "content") {
+      content = opt_string(field.value()).value_or(std::string_view());
+    } else if (key == "reasoning_content" || key == "reasoning") {
+      const std::string_view r = opt_string(field.value()).value_or(std::string_view());
+      if (r.size() > reasoning.size()) reasoning = r;
+    }
+  }
+  d.text = content;
+  d.content_chars = static_cast<uint32_t>(content.size());
+  d.reasoning_chars = static_cast<uint32_t>(reasoning.size());
+}
+
+void decode_choice(object choice, ChoiceText where, Decoded& d) {
+  for (auto field : choice) {
+    const std::string_view key = field.unescaped_key();
+    if (where == ChoiceText::text && key == "text") {
+      const std::string_view text = opt_string(field.value()).value_or(std::string_view());
+      d.text = text;
+      d.content_chars = static_cast<uint32_t>(text.size());
+    } else if ((where == ChoiceText::delta && key == "delta") ||
+               (where == ChoiceText::message && key == "message")) {
+      value v = field.value();
+      if (v.type() == json_type::object) decode_chat_text(v.get_object(), d);
+    }
+  }
+}
+
+struct ErrorFields {
+  bool present = false;
+  std::string_view message;
+  std::string_view type;
+  std::string_view code_text;
+  std::optional<int64_t> code;
+};
+
+void read_error_field(std::string_view key, value v, ErrorFields& e) {
+  if (key == "message") {
+    e.message = opt_string(v).value_or(std::string_view());
+  } else if (key == "type") {
+    e.type = opt_string(v).value_or(std::string_view());
+  } else if (key == "code") {
+    const json_type t = v.type();
+    if (t == json_type::number) {
+      e.code = opt_int(v);
+    } else if (t == json_type::string) {
+      e.code_text = v.get_string();
+      int64_t n = 0;
+      bool digits = !e.code_text.empty();
+      for (char c : e.code_text) {
+        if (c < '0' || c > '9') {
+          digits = false;
+          break;
+        }
+        n = n * 10 + (c - '0');
+        if (n > 100000) break;
+      }
+      if (digits) e.code = n;
+    }
+  }
+}
+
+}  // namespace
+
+Decoded decode_openai(JsonDecoder& decoder, std::string_view json, ChoiceText where,
+                      bool whole_body) {
+  Decoded d;
+  if (is_done_marker(json)) {
+    d.final = true;
+    return d;
+  }
+  try {
+    simdjson::ondemand::document& doc = decoder.parse(json);
+    const json_type root_type = doc.type();
+    if (root_type != json_type::object) {
+      d.error = ErrorClass::malformed;
+      d.error_message = clip_message("expected a JSON object, got: " + std::string(json));
+      return d;
+    }
+    ErrorFields error;
+    bool object_is_error = false;
+    for (auto field : doc.get_object()) {
+      const std::string_view key = field.unescaped_key();
+      value v = field.value();
+      if (key == "choices") {
+        if (v.type() != json_type::array) continue;  // null: a usage-only chunk
+        for (auto choice : v.get_array()) {
+          if (choice.type() == json_type::object) decode_choice(choice.get_object(), where, d);
+          break;  // choices[0] only
+        }
+      } else if (key == "usage") {
+        if (v.type() == json_type::object) decode_usage(v.get_object(), d);
+      } else if (key == "error") {
+        error.present = true;
+        const json_type t = v.type();
+        if (t == json_type::object) {
+          for (auto f : v.get_object()) read_error_field(f.unescaped_key(), f.value(), error);
+        } else if (t == json_type::string) {
+          error.message = v.get_string();
+        }
+      } else if (key == "object") {
+        object_is_error = opt_string(v).value_or(std::string_view()) == "error";
+      } else if (key == "message" || key == "type" || key == "code") {
+        read_error_field(key, v, error);  // top-level fields of vLLM's older ErrorResponse
+      }
+    }
+    if (error.present || object_is_error) {
+      d.error = error_class_from_code(error.code, error.code_text, error.type);
+      d.error_message = clip_message(error.message.empty() ? "(no message)" : error.message);
+    }
+  } catch (const simdjson::simdjson_error& e) {
+    set_malformed(d, e);
+    return d;
+  }
+  d.text_event = d.content_chars > 0 || d.reasoning_chars > 0;
+  if (whole_body) d.final = true;
+  return d;
+}
+
+void add_openai_fields(nlohmann::json& body, const AdapterConfig& config) {
+  if (!config.model.empty()) body["model"] = config.model;
+  body["stream"] = config.stream;
+  // vLLM rejects stream_options without stream (ChatCompletionRequest.validate_stream_options).
+  if (config.stream) body["stream_options"] = {{"include_usage", true}};
+  if (config.ignore_eos) body["ignore_eos"] = true;
+}
+
+}  // namespace sb::protocol

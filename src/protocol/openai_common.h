@@ -1,0 +1,31 @@
+#pragma once
+// Decoding shared by the OpenAI completions and chat adapters (internal).
+#include <string_view>
+
+#include "protocol/json_decoder.h"
+
+namespace sb::protocol {
+
+// Where a choice keeps its text.
+enum class ChoiceText {
+  text,     // completions: choices[0].text
+  delta,    // chat stream: choices[0].delta.{content, reasoning_content | reasoning}
+  message,  // chat body: choices[0].message.{content, reasoning_content | reasoning}
+};
+
+// Decodes one OpenAI-style payload (a stream chunk or a whole body) into `d`:
+// - "[DONE]" -> final;
+// - choices (array, null or absent; only choices[0] is read) -> text;
+//   a chunk without text (role-only, empty content, finish_reason only) is not a text event;
+// - usage {prompt_tokens, completion_tokens} (object or null) -> counts;
+// - {"error": {"message", "type", "code"}} (OpenAI, newer vLLM) or
+//   {"object": "error", "message", "type", "code"} (older vLLM) -> error class by code.
+// `whole_body` marks a non-streamed response, which is final by itself.
+Decoded decode_openai(JsonDecoder& decoder, std::string_view json, ChoiceText where,
+                      bool whole_body);
+
+// Common request fields: model (when non-empty), stream (+ include_usage),
+// ignore_eos (vLLM and SGLang accept it; OpenAI rejects unknown fields only for some models).
+void add_openai_fields(nlohmann::json& body, const AdapterConfig& config);
+
+}  // namespace sb::protocol

@@ -1,0 +1,164 @@
+#include "report/request_jsonl.h"
+
+#include <cmath>
+#include <iterator>
+#include <optional>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "report/json_escape.h"
+
+namespace sb::report {
+
+namespace {
+
+using metrics::kNoTime;
+using metrics::RequestRecord;
+using metrics::TokenSource;
+
+void put_number(std::string& out, const std::optional<double>& v) {
+  if (v && std::isfinite(*v))
+    fmt::format_to(std::back_inserter(out), "{}", *v);
+  else
+    out += "null";
+}
+
+void put_seconds(std::string& out, int64_t t_ns) {
+  put_number(
+      out, t_ns == kNoTime ? std::nullopt : std::optional<double>(static_cast<double>(t_ns) / 1e9));
+}
+
+}  // namespace
+
+void append_request_jsonl(std::string& out, const RequestRecord& r) {
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, "{{\"id\":{},\"class\":", r.id);
+  append_json_string(out, r.request_class);
+  fmt::format_to(it, ",\"warmup\":{},\"ok\":{},\"status\":{},\"error_class\":\"{}\",\"error\":",
+                 r.warmup, r.ok(), r.status, to_string(r.error_class));
+  append_json_string(out, r.error);
+  out += ",\"t_sched_s\":";
+  put_seconds(out, r.t_sched_ns);
+  out += ",\"t_send_s\":";
+  put_seconds(out, r.t_send_ns);
+  out += ",\"t_end_s\":";
+  put_seconds(out, r.t_end_ns);
+  out += ",\"ttft_ms\":";
+  put_number(out, r.ttft_ms());
+  out += ",\"ttft_content_ms\":";
+  put_number(out, r.ttft_content_ms());
+  out += ",\"tpot_ms\":";
+  put_number(out, r.tpot_ms());
+  out += ",\"e2e_ms\":";
+  put_number(out, r.e2e_ms());
+  out += ",\"scheduled_e2e_ms\":";
+  put_number(out, r.scheduled_e2e_ms());
+  out += ",\"dispatch_delay_ms\":";
+  put_number(out, r.dispatch_delay_ms());
+  fmt::format_to(it, ",\"input_tokens\":{},\"output_tokens\":{},\"output_tokens_source\":\"{}\"",
+                 r.input_tokens, r.output_tokens, to_string(r.output_tokens_source));
+  if (r.output_tokens_alt >= 0)
+    fmt::format_to(it, ",\"output_tokens_alt\":{},\"output_tokens_alt_source\":\"{}\"",
+                   r.output_tokens_alt, to_string(r.output_tokens_alt_source));
+  else
+    out += ",\"output_tokens_alt\":null,\"output_tokens_alt_source\":null";
+  fmt::format_to(it, ",\"events\":{},\"itl_ms\":[", r.events);
+  for (size_t i = 0; i < r.itl_ms.size(); ++i) {
+    if (i) out += ',';
+    const float v = r.itl_ms[i];
+    if (std::isfinite(v))
+      fmt::format_to(it, "{}", v);
+    else
+      out += "null";
+  }
+  out += "]}\n";
+}
+
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void bad_field(std::string_view name, std::string_view want) {
+  throw Error(fmt::format("requests.jsonl: field '{}' is not {}", name, want));
+}
+
+const json* field(const json& j, const char* name) {
+  auto it = j.find(name);
+  return it == j.end() || it->is_null() ? nullptr : &*it;
+}
+
+std::optional<double> number_field(const json& j, const char* name) {
+  const json* v = field(j, name);
+  if (!v) return std::nullopt;
+  if (!v->is_number()) bad_field(name, "a number");
+  return v->get<double>();
+}
+
+int64_t ns_from(double units, double ns_per_unit) {
+  return static_cast<int64_t>(std::llround(units * ns_per_unit));
+}
+
+TokenSource source_field(const json& j, const char* name) {
+  const json* v = field(j, name);
+  if (!v) return TokenSource::none;
+  if (!v->is_string()) bad_field(name, "a string");
+  auto s = metrics::token_source_from_string(v->get_ref<const std::string&>());
+  if (!s) bad_field(name, "a token source name");
+  return *s;
+}
+
+}  // namespace
+
+RequestRecord parse_request_jsonl(std::string_view line) {
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object())
+    throw Error(fmt::format("requests.jsonl: not a JSON object: '{}'",
+                            line.substr(0, std::min<size_t>(line.size(), 80))));
+  RequestRecord r;
+  try {
+    if (const json* v = field(j, "id")) r.id = v->get<uint64_t>();
+    if (const json* v = field(j, "class")) r.request_class = v->get<std::string>();
+    if (const json* v = field(j, "warmup")) r.warmup = v->get<bool>();
+    if (const json* v = field(j, "status")) r.status = v->get<int>();
+    if (const json* v = field(j, "error")) r.error = v->get<std::string>();
+    if (const json* v = field(j, "input_tokens")) r.input_tokens = v->get<int64_t>();
+    if (const json* v = field(j, "output_tokens")) r.output_tokens = v->get<int64_t>();
+    if (const json* v = field(j, "output_tokens_alt")) r.output_tokens_alt = v->get<int64_t>();
+    if (const json* v = field(j, "events")) r.events = v->get<uint32_t>();
+    if (const json* v = field(j, "itl_ms")) {
+      if (!v->is_array()) bad_field("itl_ms", "an array");
+      r.itl_ms.reserve(v->size());
+      for (const json& x : *v) r.itl_ms.push_back(x.is_number() ? x.get<float>() : NAN);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("requests.jsonl: bad field type: {}", e.what()));
+  }
+  if (const json* v = field(j, "error_class")) {
+    if (!v->is_string()) bad_field("error_class", "a string");
+    auto c = error_class_from_string(v->get_ref<const std::string&>());
+    if (!c) bad_field("error_class", "an error class name");
+    r.error_class = *c;
+  }
+  r.output_tokens_source = source_field(j, "output_tokens_source");
+  r.output_tokens_alt_source = source_field(j, "output_tokens_alt_source");
+
+  if (auto s = number_field(j, "t_sched_s")) r.t_sched_ns = ns_from(*s, 1e9);
+  if (auto s = number_field(j, "t_send_s")) r.t_send_ns = ns_from(*s, 1e9);
+  if (auto s = number_field(j, "t_end_s")) r.t_end_ns = ns_from(*s, 1e9);
+  // The event instants are stored relative to the send (or the schedule).
+  if (r.t_send_ns != kNoTime) {
+    if (auto ms = number_field(j, "ttft_ms")) r.t_first_ns = r.t_send_ns + ns_from(*ms, 1e6);
+    if (auto ms = number_field(j, "ttft_content_ms"))
+      r.t_first_content_ns = r.t_send_ns + ns_from(*ms, 1e6);
+    if (auto ms = number_field(j, "e2e_ms")) r.t_last_ns = r.t_send_ns + ns_from(*ms, 1e6);
+  } else if (r.t_sched_ns != kNoTime) {
+    if (auto ms = number_field(j, "scheduled_e2e_ms"))
+      r.t_last_ns = r.t_sched_ns + ns_from(*ms, 1e6);
+  }
+  return r;
+}
+
+}  // namespace sb::report

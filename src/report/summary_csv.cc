@@ -1,0 +1,73 @@
+#include "report/summary_csv.h"
+
+#include <cmath>
+#include <initializer_list>
+#include <iterator>
+#include <optional>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace sb::report {
+
+namespace {
+
+using namespace sb::metrics;
+
+constexpr std::string_view kLatencies[] = {"e2e", "ttft", "tpot", "itl"};
+constexpr std::string_view kStats[] = {"mean", "p50", "p90", "p99"};
+
+void cell(std::string& out, const std::optional<double>& v) {
+  out += ',';
+  if (v && std::isfinite(*v)) fmt::format_to(std::back_inserter(out), "{}", *v);
+}
+
+void cell(std::string& out, int64_t v) {
+  fmt::format_to(std::back_inserter(out), ",{}", v);
+}
+
+void stats_cells(std::string& out, const Distribution& d) {
+  for (double v : {d.mean, d.p50, d.p90, d.p99})
+    cell(out, d.empty() ? std::nullopt : std::optional<double>(v));
+}
+
+}  // namespace
+
+std::string summary_csv_header() {
+  std::string out =
+      "mode,concurrency,target_rate,requests,ok,failed,requests_per_s,"
+      "output_tokens_per_s";
+  for (auto m : kLatencies)
+    for (auto s : kStats) fmt::format_to(std::back_inserter(out), ",{}_{}_ms", m, s);
+  out += ",error_rate,goodput_requests_per_s,goodput_fraction\n";
+  return out;
+}
+
+std::string summary_csv_row(const RunSummary& s) {
+  std::string out = s.load.mode;  // "closed" | "open": no quoting needed
+  const bool open = s.load.mode == "open";
+  if (open)
+    out += ',';
+  else
+    cell(out, int64_t{s.load.concurrency});
+  cell(out,
+       open && s.load.target_rate > 0 ? std::optional<double>(s.load.target_rate) : std::nullopt);
+  cell(out, s.requests.total);
+  cell(out, s.requests.ok);
+  cell(out, s.requests.failed);
+  cell(out, s.throughput.requests_per_s);
+  cell(out, s.throughput.output_tokens_per_s);
+  stats_cells(out, s.metrics.e2e_ms);
+  stats_cells(out, s.metrics.ttft_ms);
+  stats_cells(out, s.metrics.tpot_ms);
+  stats_cells(out, s.metrics.itl_ms);
+  cell(out, s.requests.total > 0 ? std::optional<double>(static_cast<double>(s.requests.failed) /
+                                                         static_cast<double>(s.requests.total))
+                                 : std::nullopt);
+  cell(out, s.goodput.requests_per_s);
+  cell(out, s.goodput.fraction);
+  out += '\n';
+  return out;
+}
+
+}  // namespace sb::report

@@ -1,0 +1,138 @@
+#include "report/summary_json.h"
+
+#include <cmath>
+
+namespace sb::report {
+
+namespace {
+
+using nlohmann::json;
+using namespace sb::metrics;
+
+json number_or_null(const std::optional<double>& v) {
+  return v && std::isfinite(*v) ? json(*v) : json(nullptr);
+}
+
+json requests_json(const RequestCounts& c) {
+  return {{"total", c.total}, {"ok", c.ok}, {"failed", c.failed}, {"warmup", c.warmup}};
+}
+
+json metrics_json(const MetricSet& m) {
+  return {{"ttft_ms", distribution_to_json(m.ttft_ms)},
+          {"ttft_content_ms", distribution_to_json(m.ttft_content_ms)},
+          {"tpot_ms", distribution_to_json(m.tpot_ms)},
+          {"itl_ms", distribution_to_json(m.itl_ms)},
+          {"e2e_ms", distribution_to_json(m.e2e_ms)},
+          {"scheduled_e2e_ms", distribution_to_json(m.scheduled_e2e_ms)},
+          {"dispatch_delay_ms", distribution_to_json(m.dispatch_delay_ms)},
+          {"input_tokens", distribution_to_json(m.input_tokens)},
+          {"output_tokens", distribution_to_json(m.output_tokens)}};
+}
+
+json throughput_json(const Throughput& t) {
+  return {{"window_s", t.window_s},
+          {"requests_per_s", number_or_null(t.requests_per_s)},
+          {"input_tokens_per_s", number_or_null(t.input_tokens_per_s)},
+          {"output_tokens_per_s", number_or_null(t.output_tokens_per_s)},
+          {"total_tokens_per_s", number_or_null(t.total_tokens_per_s)}};
+}
+
+json errors_json(const ErrorCounts& e) {
+  json out = json::object();
+  for (const auto& [name, n] : e) out[name] = n;
+  return out;
+}
+
+json slo_json(const Slo& slo) {
+  json out = json::object();
+  if (slo.ttft_ms) out["ttft_ms"] = *slo.ttft_ms;
+  if (slo.tpot_ms) out["tpot_ms"] = *slo.tpot_ms;
+  if (slo.e2e_ms) out["e2e_ms"] = *slo.e2e_ms;
+  return out;
+}
+
+json load_json(const LoadResult& l) {
+  json out = {{"mode", l.mode}};
+  if (l.mode == "open") {
+    out["target_rate"] = l.target_rate > 0 ? json(l.target_rate) : json(nullptr);
+    out["max_concurrency"] = l.max_concurrency > 0 ? json(l.max_concurrency) : json(nullptr);
+  } else {
+    out["concurrency"] = l.concurrency;
+  }
+  out["achieved_rate"] = number_or_null(l.achieved_rate);
+  out["late_sends"] = l.late_sends;
+  return out;
+}
+
+json token_sources_json(const TokenSourceStats& s) {
+  json counts = json::object();
+  for (const auto& [name, n] : s.counts) counts[name] = n;
+  return {{"counts", counts},
+          {"discrepancy",
+           {{"count", s.discrepancy_count},
+            {"mean_abs_tokens", number_or_null(s.mean_abs_diff_tokens)},
+            {"mean_abs_rel", number_or_null(s.mean_abs_rel_diff)}}}};
+}
+
+json timeseries_json(const std::vector<TimeBucket>& buckets) {
+  json out = json::array();
+  for (const TimeBucket& b : buckets)
+    out.push_back({{"t_s", b.t_start_s},
+                   {"started", b.started},
+                   {"completed", b.completed},
+                   {"errors", b.errors},
+                   {"in_flight", b.in_flight},
+                   {"requests_per_s", b.requests_per_s},
+                   {"output_tokens_per_s", b.output_tokens_per_s},
+                   {"ttft_mean_ms", number_or_null(b.ttft_mean_ms)},
+                   {"ttft_p99_ms", number_or_null(b.ttft_p99_ms)}});
+  return out;
+}
+
+}  // namespace
+
+json distribution_to_json(const Distribution& d) {
+  if (d.empty())
+    return {{"count", 0},      {"mean", nullptr}, {"stddev", nullptr}, {"min", nullptr},
+            {"p50", nullptr},  {"p90", nullptr},  {"p95", nullptr},    {"p99", nullptr},
+            {"p999", nullptr}, {"max", nullptr}};
+  return {{"count", d.count}, {"mean", d.mean}, {"stddev", d.stddev}, {"min", d.min},
+          {"p50", d.p50},     {"p90", d.p90},   {"p95", d.p95},       {"p99", d.p99},
+          {"p999", d.p999},   {"max", d.max}};
+}
+
+json summary_to_json(const RunSummary& s, const RunInfo& info) {
+  json out;
+  out["schema"] = kSummarySchema;
+  out["tool"] = {{"name", info.tool_name}, {"version", info.tool_version}};
+  out["config"] = info.config;
+  out["host"] = info.host;
+  out["run"] = {{"started_at", info.started_at},
+                {"duration_s", info.duration_s},
+                {"interrupted", info.interrupted},
+                {"bucket_interval_ms", s.bucket_interval_ms},
+                {"success_rate", number_or_null(s.success_rate)},
+                {"requests", requests_json(s.requests)}};
+  out["metrics"] = metrics_json(s.metrics);
+  out["throughput"] = throughput_json(s.throughput);
+  out["goodput"] = {{"slo", slo_json(s.goodput.slo)},
+                    {"good", s.goodput.good},
+                    {"requests_per_s", number_or_null(s.goodput.requests_per_s)},
+                    {"fraction", number_or_null(s.goodput.fraction)}};
+  out["load"] = load_json(s.load);
+  out["errors"] = errors_json(s.errors);
+  out["token_sources"] = token_sources_json(s.token_sources);
+  if (!s.classes.empty()) {
+    json classes = json::object();
+    for (const auto& [name, c] : s.classes)
+      classes[name] = {{"requests", requests_json(c.requests)},
+                       {"metrics", metrics_json(c.metrics)},
+                       {"throughput", throughput_json(c.throughput)},
+                       {"errors", errors_json(c.errors)}};
+    out["classes"] = classes;
+  }
+  out["timeseries"] = timeseries_json(s.timeseries);
+  return out;
+}
+
+}  // namespace sb::report

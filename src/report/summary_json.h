@@ -1,0 +1,45 @@
+#pragma once
+// summary.json: the versioned output contract of DESIGN §3 ("schema": "servebench.summary/1").
+// Extend it, never rename silently; bump the schema on a breaking change.
+//
+// {
+//   "schema": "servebench.summary/1",
+//   "tool":   {"name", "version"},
+//   "config": {...}  (as given: the caller has redacted secrets),
+//   "host":   {...},
+//   "run":    {"started_at", "duration_s", "interrupted", "bucket_interval_ms",
+//              "success_rate" (ok/total or null),
+//              "requests": {"total" (measured = ok + failed), "ok", "failed", "warmup"}},
+//   "metrics": {"ttft_ms", "ttft_content_ms", "tpot_ms", "itl_ms", "e2e_ms", "scheduled_e2e_ms",
+//               "dispatch_delay_ms", "input_tokens", "output_tokens": each
+//               {"count", "mean", "stddev", "min", "p50", "p90", "p95", "p99", "p999", "max"},
+//               all but count null when count is 0},
+//   "throughput": {"window_s", "requests_per_s", "input_tokens_per_s", "output_tokens_per_s",
+//                  "total_tokens_per_s"}  (null when the window is unknown),
+//   "goodput": {"slo": {"ttft_ms"?, "tpot_ms"?, "e2e_ms"?}, "good", "requests_per_s",
+//               "fraction"}  (null rates when no SLO was given),
+//   "load": closed: {"mode": "closed", "concurrency", "achieved_rate", "late_sends"}
+//           open:   {"mode": "open", "target_rate", "max_concurrency" (null if none),
+//                    "achieved_rate", "late_sends"},
+//   "errors": {class: count}  (ok not listed),
+//   "token_sources": {"counts": {source: count}, "discrepancy": {"count", "mean_abs_tokens",
+//                     "mean_abs_rel"}},
+//   "classes": {name: {"requests", "metrics", "throughput", "errors"}}  (only with > 1 class),
+//   "timeseries": [{"t_s", "started", "completed", "errors", "in_flight", "requests_per_s",
+//                   "output_tokens_per_s", "ttft_mean_ms", "ttft_p99_ms"}]
+// }
+// Every metric's exact meaning is in metrics/run_summary.h and metrics/timeseries.h.
+#include <nlohmann/json.hpp>
+
+#include "metrics/run_summary.h"
+
+namespace sb::report {
+
+inline constexpr const char* kSummarySchema = "servebench.summary/1";
+
+nlohmann::json summary_to_json(const metrics::RunSummary& summary, const metrics::RunInfo& info);
+
+// One distribution as {"count", "mean", ..., "max"} (nulls when empty).
+nlohmann::json distribution_to_json(const metrics::Distribution& d);
+
+}  // namespace sb::report

@@ -1,0 +1,98 @@
+#include "report/terminal_summary.h"
+
+#include <iterator>
+#include <optional>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace sb::report {
+
+namespace {
+
+using namespace sb::metrics;
+
+std::string num(const std::optional<double>& v, int decimals = 2) {
+  return v ? fmt::format("{:.{}f}", *v, decimals) : std::string("-");
+}
+
+void latency_row(std::string& out, std::string_view name, const Distribution& d) {
+  auto it = std::back_inserter(out);
+  if (d.empty()) {
+    fmt::format_to(it, "  {:<16}{:>11}{:>11}{:>11}{:>11}{:>11}{:>9}\n", name, "-", "-", "-", "-",
+                   "-", 0);
+    return;
+  }
+  fmt::format_to(it, "  {:<16}{:>11.2f}{:>11.2f}{:>11.2f}{:>11.2f}{:>11.2f}{:>9}\n", name, d.mean,
+                 d.p50, d.p90, d.p99, d.max, d.count);
+}
+
+// ttft_content is shown only when it carries information beyond ttft (reasoning models).
+bool differs(const Distribution& a, const Distribution& b) {
+  return a.count != b.count || a.mean != b.mean || a.p99 != b.p99 || a.max != b.max;
+}
+
+}  // namespace
+
+std::string format_terminal_summary(const RunSummary& s) {
+  std::string out;
+  auto it = std::back_inserter(out);
+  fmt::format_to(
+      it, "Requests: {} measured ({} ok, {} failed), {} warm-up; success {}%; window {:.2f} s\n",
+      s.requests.total, s.requests.ok, s.requests.failed, s.requests.warmup,
+      num(s.success_rate ? std::optional<double>(*s.success_rate * 100) : std::nullopt, 1),
+      s.throughput.window_s);
+
+  fmt::format_to(it, "\n  {:<16}{:>11}{:>11}{:>11}{:>11}{:>11}{:>9}\n", "latency (ms)", "mean",
+                 "p50", "p90", "p99", "max", "count");
+  const MetricSet& m = s.metrics;
+  latency_row(out, "ttft", m.ttft_ms);
+  if (differs(m.ttft_ms, m.ttft_content_ms)) latency_row(out, "ttft_content", m.ttft_content_ms);
+  latency_row(out, "tpot", m.tpot_ms);
+  latency_row(out, "itl", m.itl_ms);
+  latency_row(out, "e2e", m.e2e_ms);
+  latency_row(out, "scheduled_e2e", m.scheduled_e2e_ms);
+  latency_row(out, "dispatch_delay", m.dispatch_delay_ms);
+
+  const Throughput& t = s.throughput;
+  fmt::format_to(it, "\nThroughput: {} req/s; tokens/s: {} in, {} out, {} total\n",
+                 num(t.requests_per_s), num(t.input_tokens_per_s, 1), num(t.output_tokens_per_s, 1),
+                 num(t.total_tokens_per_s, 1));
+
+  if (s.goodput.slo.empty()) {
+    out += "Goodput:    - (no --goodput SLO given)\n";
+  } else {
+    std::string slo;
+    if (s.goodput.slo.ttft_ms) slo += fmt::format(" ttft<={}ms", *s.goodput.slo.ttft_ms);
+    if (s.goodput.slo.tpot_ms) slo += fmt::format(" tpot<={}ms", *s.goodput.slo.tpot_ms);
+    if (s.goodput.slo.e2e_ms) slo += fmt::format(" e2e<={}ms", *s.goodput.slo.e2e_ms);
+    fmt::format_to(
+        it, "Goodput:    {} req/s, {}% of requests met{}\n", num(s.goodput.requests_per_s),
+        num(s.goodput.fraction ? std::optional<double>(*s.goodput.fraction * 100) : std::nullopt,
+            1),
+        slo);
+  }
+
+  if (s.errors.empty()) {
+    out += "Errors:     none\n";
+  } else {
+    out += "Errors:\n";
+    for (const auto& [name, n] : s.errors) fmt::format_to(it, "  {:<24}{:>9}\n", name, n);
+  }
+
+  const LoadResult& l = s.load;
+  if (l.mode == "open") {
+    fmt::format_to(it, "Load:       open loop, target {} req/s, achieved {} req/s{}\n",
+                   l.target_rate > 0 ? fmt::format("{:.2f}", l.target_rate) : std::string("-"),
+                   num(l.achieved_rate),
+                   l.max_concurrency > 0 ? fmt::format(", max concurrency {}", l.max_concurrency)
+                                         : std::string());
+  } else {
+    fmt::format_to(it, "Load:       closed loop, concurrency {}, achieved {} req/s sent\n",
+                   l.concurrency, num(l.achieved_rate));
+  }
+  fmt::format_to(it, "Late sends: {} (dispatch delay > 1 ms)\n", l.late_sends);
+  return out;
+}
+
+}  // namespace sb::report

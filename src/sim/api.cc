@@ -1,0 +1,396 @@
+#include "sim/api.h"
+
+#include <array>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace sb::sim {
+namespace {
+
+using nlohmann::json;
+
+uint64_t mix64(uint64_t x) {  // splitmix64 finaliser
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+uint64_t hash_text(std::string_view s) {  // FNV-1a
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
+constexpr std::array<std::string_view, 64> kVocab = {
+    " the", " and", " for", " are", " but", " not", " you", " all", " any", " can", " had",
+    " her", " was", " one", " our", " out", " day", " get", " has", " him", " his", " how",
+    " man", " new", " now", " old", " see", " two", " way", " who", " boy", " did", " its",
+    " let", " put", " say", " she", " too", " use", " cat", " dog", " sun", " sky", " sea",
+    " red", " big", " top", " run", " set", " sat", " map", " key", " log", " box", " cup",
+    " pen", " air", " arm", " art", " ask", " bag", " bed", " bit", " car"};
+
+std::string quote(std::string_view s) { return json(std::string(s)).dump(); }
+
+HttpError fail(ApiKind api, int status, std::string message) {
+  return HttpError{status, error_body(api, status, message)};
+}
+
+// Text of an OpenAI chat message "content": a string or an array of parts.
+std::optional<std::string> content_text(const json& c) {
+  if (c.is_string()) return c.get<std::string>();
+  if (c.is_null()) return std::string();
+  if (c.is_array()) {
+    std::string out;
+    for (const auto& part : c) {
+      if (!part.is_object()) return std::nullopt;
+      auto t = part.find("text");
+      if (t != part.end() && t->is_string()) out += t->get<std::string>();
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+int64_t eos_length(uint64_t text_seed, int64_t max_new, double p) {
+  if (p <= 0) return max_new;
+  for (int64_t i = 1; i < max_new; ++i) {
+    double u = static_cast<double>(mix64(text_seed ^ (0xe05ULL + static_cast<uint64_t>(i))) >> 11) *
+               0x1.0p-53;
+    if (u < p) return i;
+  }
+  return max_new;
+}
+
+}  // namespace
+
+std::string_view to_string(ApiKind a) {
+  switch (a) {
+    case ApiKind::tgi_generate: return "tgi_generate";
+    case ApiKind::tgi_stream: return "tgi_generate_stream";
+    case ApiKind::completions: return "completions";
+    case ApiKind::chat: return "chat";
+  }
+  return "?";
+}
+
+std::string_view tgi_error_type(int status) {
+  switch (status) {
+    case 429:
+    case 503: return "overloaded";
+    case 400:
+    case 413:
+    case 422: return "validation";
+    case 408: return "timeout";
+    case 424: return "generation";
+    default: return "generation";
+  }
+}
+
+namespace {
+std::string_view openai_error_type(int status) {
+  switch (status) {
+    case 400: return "BadRequestError";
+    case 404: return "NotFoundError";
+    case 408: return "RequestTimeoutError";
+    case 413: return "RequestEntityTooLargeError";
+    case 422: return "UnprocessableEntityError";
+    case 429: return "TooManyRequestsError";
+    case 503: return "ServiceUnavailableError";
+    default: return "InternalServerError";
+  }
+}
+}  // namespace
+
+std::string error_body(ApiKind api, int status, std::string_view message) {
+  if (is_tgi(api))
+    return fmt::format(R"({{"error":{},"error_type":"{}"}})", quote(message), tgi_error_type(status));
+  return fmt::format(R"({{"object":"error","message":{},"type":"{}","param":null,"code":{}}})",
+                     quote(message), openai_error_type(status), status);
+}
+
+int64_t count_text_tokens(std::string_view text, int chars_per_token) {
+  return (static_cast<int64_t>(text.size()) + chars_per_token - 1) / chars_per_token;
+}
+
+Token token_at(uint64_t text_seed, int64_t index) {
+  uint64_t h = mix64(text_seed ^ mix64(static_cast<uint64_t>(index)));
+  Token t;
+  size_t w = h % kVocab.size();
+  t.id = static_cast<uint32_t>(1000 + w);
+  t.text = kVocab[w];
+  t.logprob = -static_cast<double>((h >> 32) % 4096) / 4096.0;
+  return t;
+}
+
+std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view body,
+                                                   const SimConfig& cfg) {
+  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  GenRequest r;
+  r.api = api;
+  r.model = cfg.model_name;
+  bool tgi = is_tgi(api);
+  if (j.is_discarded()) {
+    if (tgi)
+      return fail(api, 422, "Failed to parse the request body as JSON: expected value at line 1");
+    return fail(api, 400, "JSON decode error: the request body is not valid JSON");
+  }
+  if (!j.is_object()) {
+    if (tgi)
+      return fail(api, 422,
+                  "Failed to deserialize the JSON body into the target type: invalid type: "
+                  "expected struct GenerateRequest");
+    return fail(api, 400, "Input should be a valid dictionary or object to extract fields from");
+  }
+  std::string prompt_hash_src;
+  std::optional<int64_t> max_new;
+  if (tgi) {
+    r.stream = api == ApiKind::tgi_stream;
+    auto in = j.find("inputs");
+    if (in == j.end())
+      return fail(api, 422,
+                  "Failed to deserialize the JSON body into the target type: missing field `inputs`");
+    if (!in->is_string())
+      return fail(api, 422,
+                  "Failed to deserialize the JSON body into the target type: inputs: invalid type: "
+                  "expected a string");
+    std::string inputs = in->get<std::string>();
+    if (inputs.empty()) return fail(api, 422, "Input validation error: `inputs` cannot be empty");
+    r.prompt_tokens = count_text_tokens(inputs, cfg.chars_per_token);
+    prompt_hash_src = std::move(inputs);
+    auto pit = j.find("parameters");
+    if (pit != j.end() && !pit->is_null()) {
+      if (!pit->is_object())
+        return fail(api, 422,
+                    "Failed to deserialize the JSON body into the target type: parameters: invalid "
+                    "type: expected struct GenerateParameters");
+      const json& p = *pit;
+      if (auto m = p.find("max_new_tokens"); m != p.end() && !m->is_null()) {
+        if (!m->is_number_integer() || m->get<int64_t>() < 0)
+          return fail(api, 422,
+                      "Failed to deserialize the JSON body into the target type: "
+                      "parameters.max_new_tokens: invalid type: expected u32");
+        max_new = m->get<int64_t>();
+        if (*max_new == 0)
+          return fail(api, 422, "Input validation error: `max_new_tokens` must be strictly positive");
+      }
+      if (auto d = p.find("details"); d != p.end() && !d->is_null()) {
+        if (!d->is_boolean())
+          return fail(api, 422,
+                      "Failed to deserialize the JSON body into the target type: parameters.details: "
+                      "invalid type: expected a boolean");
+        r.details = d->get<bool>();
+      }
+      if (auto s = p.find("seed"); s != p.end() && s->is_number_integer())
+        r.seed = s->get<uint64_t>();
+      if (auto e = p.find("ignore_eos"); e != p.end() && e->is_boolean()) r.ignore_eos = e->get<bool>();
+    }
+    if (r.prompt_tokens > cfg.max_input_tokens)
+      return fail(api, 422,
+                  fmt::format("Input validation error: `inputs` must have less than {} tokens. "
+                              "Given: {}",
+                              cfg.max_input_tokens, r.prompt_tokens));
+    if (!max_new) max_new = std::max<int64_t>(1, cfg.max_total_tokens - r.prompt_tokens);
+    if (r.prompt_tokens + *max_new > cfg.max_total_tokens)
+      return fail(api, 422,
+                  fmt::format("Input validation error: `inputs` tokens + `max_new_tokens` must be "
+                              "<= {}. Given: {} `inputs` tokens and {} `max_new_tokens`",
+                              cfg.max_total_tokens, r.prompt_tokens, *max_new));
+  } else {
+    bool chat = api == ApiKind::chat;
+    if (auto m = j.find("model"); m != j.end() && m->is_string()) r.model = m->get<std::string>();
+    if (chat) {
+      auto ms = j.find("messages");
+      if (ms == j.end()) return fail(api, 400, "Field required: messages");
+      if (!ms->is_array() || ms->empty())
+        return fail(api, 400, "messages: Input should be a non-empty list of messages");
+      for (const auto& m : *ms) {
+        if (!m.is_object() || !m.contains("role") || !m["role"].is_string())
+          return fail(api, 400, "messages: each message must be an object with a string role");
+        auto c = m.find("content");
+        std::optional<std::string> text = c == m.end() ? std::string() : content_text(*c);
+        if (!text) return fail(api, 400, "messages.content: Input should be a valid string");
+        r.prompt_tokens += count_text_tokens(*text, cfg.chars_per_token) + cfg.chat_tokens_per_message;
+        prompt_hash_src += *text;
+        prompt_hash_src += '\n';
+      }
+    } else {
+      auto p = j.find("prompt");
+      if (p == j.end()) return fail(api, 400, "Field required: prompt");
+      if (p->is_string()) {
+        prompt_hash_src = p->get<std::string>();
+        r.prompt_tokens = count_text_tokens(prompt_hash_src, cfg.chars_per_token);
+      } else if (p->is_array() && !p->empty() && (*p)[0].is_number_integer()) {
+        for (const auto& t : *p) {
+          if (!t.is_number_integer()) return fail(api, 400, "prompt: Input should be a valid integer");
+          prompt_hash_src += std::to_string(t.get<int64_t>()) + ",";
+        }
+        r.prompt_tokens = static_cast<int64_t>(p->size());
+      } else if (p->is_array() && p->size() == 1 && (*p)[0].is_string()) {
+        prompt_hash_src = (*p)[0].get<std::string>();
+        r.prompt_tokens = count_text_tokens(prompt_hash_src, cfg.chars_per_token);
+      } else {
+        return fail(api, 400,
+                    "prompt: Input should be a valid string, a list of token ids or a list with one "
+                    "string");
+      }
+      if (r.prompt_tokens == 0) return fail(api, 400, "Prompt cannot be empty");
+    }
+    for (const char* key : {"max_tokens", "max_completion_tokens"}) {
+      auto m = j.find(key);
+      if (m == j.end() || m->is_null()) continue;
+      if (!m->is_number_integer())
+        return fail(api, 400, fmt::format("{}: Input should be a valid integer", key));
+      if (m->get<int64_t>() < 1)
+        return fail(api, 400, fmt::format("{} must be at least 1, got {}.", key, m->get<int64_t>()));
+      max_new = m->get<int64_t>();
+      break;
+    }
+    if (auto s = j.find("stream"); s != j.end() && !s->is_null()) {
+      if (!s->is_boolean()) return fail(api, 400, "stream: Input should be a valid boolean");
+      r.stream = s->get<bool>();
+    }
+    if (auto so = j.find("stream_options"); so != j.end() && so->is_object()) {
+      if (auto u = so->find("include_usage"); u != so->end() && u->is_boolean())
+        r.include_usage = u->get<bool>();
+      if (!r.stream) return fail(api, 400, "Stream options can only be defined when `stream=True`.");
+    }
+    if (auto e = j.find("ignore_eos"); e != j.end() && e->is_boolean()) r.ignore_eos = e->get<bool>();
+    if (auto s = j.find("seed"); s != j.end() && s->is_number_integer()) r.seed = s->get<uint64_t>();
+    if (!max_new)
+      max_new = chat ? std::max<int64_t>(1, cfg.max_total_tokens - r.prompt_tokens)
+                     : cfg.default_max_tokens_completions;
+    if (r.prompt_tokens > cfg.max_input_tokens || r.prompt_tokens + *max_new > cfg.max_total_tokens)
+      return fail(api, 400,
+                  fmt::format("This model's maximum context length is {} tokens. However, you "
+                              "requested {} tokens ({} in the messages, {} in the completion). "
+                              "Please reduce the length of the messages or completion.",
+                              cfg.max_total_tokens, r.prompt_tokens + *max_new, r.prompt_tokens,
+                              *max_new));
+  }
+  r.max_new_tokens = *max_new;
+  r.text_seed = mix64(cfg.seed ^ hash_text(prompt_hash_src) ^ mix64(r.seed.value_or(0)));
+  r.output_tokens = r.ignore_eos ? r.max_new_tokens
+                                 : eos_length(r.text_seed, r.max_new_tokens, cfg.eos_probability);
+  return r;
+}
+
+Formatter::Formatter(const GenRequest& req, std::string id, int64_t created_unix_s)
+    : req_(req), id_(std::move(id)), created_(created_unix_s), model_json_(quote(req.model)) {}
+
+std::string_view Formatter::finish_reason() const {
+  bool eos = req_.output_tokens < req_.max_new_tokens;
+  if (is_tgi(req_.api)) return eos ? "eos_token" : "length";
+  return eos ? "stop" : "length";
+}
+
+std::string Formatter::stream_start() const {
+  if (req_.api != ApiKind::chat) return {};
+  return fmt::format(
+      "data: {{\"id\":\"{}\",\"object\":\"chat.completion.chunk\",\"created\":{},\"model\":{},"
+      "\"choices\":[{{\"index\":0,\"delta\":{{\"role\":\"assistant\",\"content\":\"\"}},"
+      "\"logprobs\":null,\"finish_reason\":null}}]}}\n\n",
+      id_, created_, model_json_);
+}
+
+std::string Formatter::token_event(int64_t index, bool last) {
+  Token t = token_at(req_.text_seed, index);
+  switch (req_.api) {
+    case ApiKind::tgi_generate:
+    case ApiKind::tgi_stream: {
+      text_.append(t.text);
+      std::string head = fmt::format(
+          "data:{{\"index\":{},\"token\":{{\"id\":{},\"text\":\"{}\",\"logprob\":{:.4f},"
+          "\"special\":false}},",
+          index, t.id, t.text, t.logprob);
+      if (!last) return head + "\"generated_text\":null,\"details\":null}\n\n";
+      std::string details =
+          req_.details
+              ? fmt::format(
+                    "{{\"finish_reason\":\"{}\",\"generated_tokens\":{},\"seed\":{},"
+                    "\"input_length\":{}}}",
+                    finish_reason(), index, req_.seed ? std::to_string(*req_.seed) : "null",
+                    req_.prompt_tokens)
+              : "null";
+      return fmt::format("{}\"generated_text\":{},\"details\":{}}}\n\n", head, quote(text_), details);
+    }
+    case ApiKind::completions:
+      return fmt::format(
+          "data: {{\"id\":\"{}\",\"object\":\"text_completion\",\"created\":{},\"model\":{},"
+          "\"choices\":[{{\"index\":0,\"text\":\"{}\",\"logprobs\":null,\"finish_reason\":{},"
+          "\"stop_reason\":null}}]}}\n\n",
+          id_, created_, model_json_, t.text,
+          last ? fmt::format("\"{}\"", finish_reason()) : std::string("null"));
+    case ApiKind::chat:
+      return fmt::format(
+          "data: {{\"id\":\"{}\",\"object\":\"chat.completion.chunk\",\"created\":{},\"model\":{},"
+          "\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{}\"}},\"logprobs\":null,"
+          "\"finish_reason\":{}}}]}}\n\n",
+          id_, created_, model_json_, t.text,
+          last ? fmt::format("\"{}\",\"stop_reason\":null", finish_reason()) : std::string("null"));
+  }
+  return {};
+}
+
+std::string Formatter::stream_end() const {
+  if (is_tgi(req_.api)) return {};
+  std::string out;
+  if (req_.include_usage) {
+    out = fmt::format(
+        "data: {{\"id\":\"{}\",\"object\":\"{}\",\"created\":{},\"model\":{},\"choices\":[],"
+        "\"usage\":{{\"prompt_tokens\":{},\"total_tokens\":{},\"completion_tokens\":{}}}}}\n\n",
+        id_, req_.api == ApiKind::chat ? "chat.completion.chunk" : "text_completion", created_,
+        model_json_, req_.prompt_tokens, req_.prompt_tokens + req_.output_tokens, req_.output_tokens);
+  }
+  out += "data: [DONE]\n\n";
+  return out;
+}
+
+std::string Formatter::tgi_stream_error(std::string_view message, std::string_view error_type) {
+  return fmt::format("data:{{\"error\":{},\"error_type\":\"{}\"}}\n\n", quote(message), error_type);
+}
+
+std::string Formatter::full_response() const {
+  int64_t n = req_.output_tokens;
+  std::string text;
+  text.reserve(static_cast<size_t>(n) * 4);
+  for (int64_t i = 1; i <= n; ++i) text.append(token_at(req_.text_seed, i).text);
+  std::string usage = fmt::format(
+      "{{\"prompt_tokens\":{},\"total_tokens\":{},\"completion_tokens\":{}}}", req_.prompt_tokens,
+      req_.prompt_tokens + n, n);
+  switch (req_.api) {
+    case ApiKind::tgi_generate:
+    case ApiKind::tgi_stream: {
+      if (!req_.details) return fmt::format("{{\"generated_text\":{}}}", quote(text));
+      std::string tokens;
+      for (int64_t i = 1; i <= n; ++i) {
+        Token t = token_at(req_.text_seed, i);
+        if (i > 1) tokens += ',';
+        tokens += fmt::format(R"({{"id":{},"text":"{}","logprob":{:.4f},"special":false}})", t.id,
+                              t.text, t.logprob);
+      }
+      return fmt::format(
+          "{{\"generated_text\":{},\"details\":{{\"finish_reason\":\"{}\",\"generated_tokens\":{},"
+          "\"seed\":{},\"prefill\":[],\"tokens\":[{}]}}}}",
+          quote(text), finish_reason(), n, req_.seed ? std::to_string(*req_.seed) : "null", tokens);
+    }
+    case ApiKind::completions:
+      return fmt::format(
+          "{{\"id\":\"{}\",\"object\":\"text_completion\",\"created\":{},\"model\":{},"
+          "\"choices\":[{{\"index\":0,\"text\":{},\"logprobs\":null,\"finish_reason\":\"{}\","
+          "\"stop_reason\":null,\"prompt_logprobs\":null}}],\"usage\":{}}}",
+          id_, created_, model_json_, quote(text), finish_reason(), usage);
+    case ApiKind::chat:
+      return fmt::format(
+          "{{\"id\":\"{}\",\"object\":\"chat.completion\",\"created\":{},\"model\":{},"
+          "\"choices\":[{{\"index\":0,\"message\":{{\"role\":\"assistant\",\"content\":{},"
+          "\"tool_calls\":[]}},\"logprobs\":null,\"finish_reason\":\"{}\",\"stop_reason\":null}}],"
+          "\"usage\":{},\"prompt_logprobs\":null}}",
+          id_, created_, model_json_, quote(text), finish_reason(), usage);
+  }
+  return {};
+}
+
+}  // namespace sb::sim

@@ -1,0 +1,96 @@
+#pragma once
+// The simulator's wire formats (DESIGN.md §4), pure: request bodies in, response
+// bytes out. TGI: /generate, /generate_stream (SSE "data:{json}\n\n", no [DONE]).
+// OpenAI (vLLM flavour): /v1/completions, /v1/chat/completions ("data: {json}\n\n",
+// optional usage chunk with "choices":[], then "data: [DONE]\n\n").
+//
+// Token rules (docs/simulator.md): prompt tokens = ceil(UTF-8 bytes / chars_per_token)
+// of the prompt (chat: the sum over messages of their text, plus
+// chat_tokens_per_message each); completions prompts given as token-id arrays count
+// their length. Every output token is one 4-byte word " xyz" from a fixed vocabulary,
+// chosen by a seeded hash, so output bytes / 4 == output tokens.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "sim/config.h"
+
+namespace sb::sim {
+
+enum class ApiKind { tgi_generate, tgi_stream, completions, chat };
+std::string_view to_string(ApiKind a);  // "tgi_generate", "tgi_generate_stream", "completions", "chat"
+inline bool is_tgi(ApiKind a) { return a == ApiKind::tgi_generate || a == ApiKind::tgi_stream; }
+
+struct GenRequest {
+  ApiKind api = ApiKind::tgi_generate;
+  bool stream = false;
+  std::string model;             // echoed in OpenAI responses
+  int64_t prompt_tokens = 0;
+  int64_t max_new_tokens = 0;
+  int64_t output_tokens = 0;     // what will be generated (EOS may stop before max)
+  bool details = false;          // TGI parameters.details
+  bool include_usage = false;    // OpenAI stream_options.include_usage
+  bool ignore_eos = false;
+  std::optional<uint64_t> seed;  // TGI parameters.seed / OpenAI seed
+  uint64_t text_seed = 0;        // selects the output words
+};
+
+struct HttpError {
+  int status = 400;
+  std::string body;  // JSON
+};
+
+// Parses and validates a generation request body for `api` (stream decides
+// tgi_generate vs tgi_stream for TGI; OpenAI reads "stream" from the body).
+// Errors carry the status and body the real server sends (TGI 422 validation,
+// vLLM 400 BadRequestError).
+std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view body,
+                                                   const SimConfig& cfg);
+
+// Error body for `status` in the API's shape: TGI {"error":..,"error_type":..};
+// OpenAI {"object":"error","message":..,"type":..,"param":null,"code":status}.
+std::string error_body(ApiKind api, int status, std::string_view message);
+std::string_view tgi_error_type(int status);  // overloaded / validation / generation / ...
+
+int64_t count_text_tokens(std::string_view text, int chars_per_token);
+
+struct Token {
+  uint32_t id = 0;
+  std::string_view text;  // 4 bytes, e.g. " the"
+  double logprob = 0;
+};
+Token token_at(uint64_t text_seed, int64_t index);
+
+// Builds one request's response bytes. finish reasons: TGI "length" / "eos_token";
+// OpenAI "length" / "stop".
+class Formatter {
+ public:
+  Formatter(const GenRequest& req, std::string id, int64_t created_unix_s);
+
+  // Streaming. stream_start: the chat role-only chunk (empty for others).
+  std::string stream_start() const;
+  // The event carrying token `index` (1-based); `last` adds TGI's generated_text and
+  // details, or OpenAI's finish_reason.
+  std::string token_event(int64_t index, bool last);
+  // After the last token: OpenAI usage chunk (if asked) + [DONE]; TGI: nothing.
+  std::string stream_end() const;
+  // TGI in-stream error event: data:{"error":..,"error_type":..}\n\n
+  static std::string tgi_stream_error(std::string_view message, std::string_view error_type);
+
+  // Non-streaming body after `n` tokens.
+  std::string full_response() const;
+
+  std::string_view finish_reason() const;
+  const GenRequest& request() const { return req_; }
+
+ private:
+  GenRequest req_;
+  std::string id_;
+  int64_t created_;
+  std::string model_json_;  // JSON-escaped model name with quotes
+  std::string text_;        // TGI: accumulated output text for the final event
+};
+
+}  // namespace sb::sim

@@ -1,0 +1,98 @@
+#pragma once
+// SimConfig: every parameter of the simulated inference server (servebench sim),
+// as one plain struct, defaulted here, filled by a preset and then overridden by
+// flags or YAML. docs/simulator.md derives every preset number.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sb::sim {
+
+// none: one request at a time; static: batches of up to max_batch_size formed when
+// that many wait or batch_window_ms after the oldest arrived, run to completion;
+// continuous: requests join and leave the batch at every decode step.
+enum class BatchPolicy { none, static_batch, continuous };
+// What to do with a request whose KV reservation does not fit right now:
+// queue (wait for KV to free, like TGI/vLLM) or reject (503 / TGI overloaded).
+enum class KvFullAction { queue, reject };
+
+std::string_view to_string(BatchPolicy p);
+BatchPolicy batch_policy_from_string(std::string_view s);  // throws sb::Error(usage)
+std::string_view to_string(KvFullAction a);
+KvFullAction kv_full_action_from_string(std::string_view s);  // throws sb::Error(usage)
+
+// A global fault rate: kind is an HTTP status ("503", "429", "500", "408", "422")
+// or "reset" (RST mid-stream), "disconnect" (FIN mid-stream), "stall", "malformed".
+struct FaultRate {
+  std::string kind;
+  double rate = 0;  // probability per request, in [0, 1]
+};
+// Parses "503=0.01,reset=0.001". Throws sb::Error(usage) naming the bad item.
+std::vector<FaultRate> parse_fault_rates(std::string_view spec);
+
+struct SimConfig {
+  // --- server ---
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;  // 0: an ephemeral port
+  int threads = 1;    // network threads (the engine has its own thread)
+  std::string preset = "tgi";
+  double time_scale = 1.0;  // multiplies every simulated duration (not fault delays)
+  uint64_t seed = 42;
+  std::string trace_path;                  // JSONL ground truth per request; empty: none
+  uint64_t max_body_bytes = 2'000'000;     // larger bodies get 413 (TGI's payload limit)
+  std::string model_name = "meta-llama/Llama-2-7b-chat-hf";
+
+  // --- model (Llama-2-7B FP16) ---
+  double model_params = 6.74e9;
+  double bytes_per_param = 2.0;  // FP16
+  int num_layers = 32;
+  int kv_dim = 4096;             // hidden size x (KV heads / attention heads)
+  double kv_bytes_per_elem = 2.0;
+
+  // --- GPU (A10G 24 GB) ---
+  std::string gpu_name = "NVIDIA A10G";
+  double gpu_memory_bytes = 23028.0 * 1048576.0;  // nvidia-smi total: 23028 MiB
+  double gpu_bandwidth_bytes_per_s = 600e9;
+  double gpu_flops = 125e12;         // FP16 tensor-core peak
+  double bandwidth_efficiency = 0.8; // fraction of peak bandwidth a decode step achieves
+  double mfu = 0.5;                  // fraction of peak FLOP/s prefill achieves
+  double memory_reserve_bytes = 2e9; // CUDA context + activations, not available for KV
+  double gpu_idle_power_w = 60;
+  double gpu_max_power_w = 300;
+
+  // --- cost model overrides (0: derived from the numbers above) ---
+  double decode_step_ms = 0;       // weight-read time of one decode step
+  double prefill_ms_per_token = 0; // prefill compute per prompt token
+  double step_overhead_ms = 1.0;   // fixed per-step cost (kernel launches, sampling, Python)
+  double prefill_overhead_ms = 0;  // fixed per-prefill cost
+  int64_t kv_capacity_tokens = 0;  // 0: (memory - weights - reserve) / KV bytes per token
+
+  // --- scheduling policy and limits ---
+  BatchPolicy batching = BatchPolicy::continuous;
+  int max_batch_size = 32;
+  double batch_window_ms = 50;  // static batching: wait at most this long for a full batch
+  KvFullAction kv_full = KvFullAction::queue;
+  int queue_limit = 96;         // max requests waiting for admission; 0: unlimited
+  double overhead_ms = 0.5;     // per-request HTTP/framework overhead before the queue
+  bool serial_lock = false;     // overhead and engine steps share one lock (Python GIL)
+  int max_input_tokens = 1024;  // TGI --max-input-length / prompt limit
+  int max_total_tokens = 2048;  // prompt + new tokens limit (TGI --max-total-tokens, vLLM max_model_len)
+
+  // --- text ---
+  int chars_per_token = 4;       // prompt tokens = ceil(bytes / chars_per_token)
+  int chat_tokens_per_message = 0;  // template tokens added per chat message
+  int default_max_tokens_completions = 16;  // OpenAI completions default max_tokens
+  double eos_probability = 0;  // per-token chance of EOS (after the first) unless ignore_eos
+};
+
+// Preset by name: "pytorch", "fastapi", "tgi", "instant" (tests: 1 ms steps, no limits).
+// Throws sb::Error(usage) for an unknown name.
+SimConfig preset_config(std::string_view name);
+// The preset names, for help text.
+std::vector<std::string> preset_names();
+
+// Checks ranges; throws sb::Error(usage) naming the field.
+void validate(const SimConfig& c);
+
+}  // namespace sb::sim

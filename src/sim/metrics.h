@@ -1,0 +1,47 @@
+#pragma once
+// The simulator's GET /metrics: Prometheus text exposition with TGI names
+// (tgi_*), vLLM names (vllm:*) and simulated DCGM exporter GPU gauges
+// (DCGM_FI_DEV_*), all derived from the same engine state. Thread-safe.
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "sim/config.h"
+#include "sim/cost_model.h"
+#include "sim/scheduler.h"
+
+namespace sb::sim {
+
+class SimMetrics {
+ public:
+  explicit SimMetrics(const SimConfig& c);
+
+  // A finished request (any outcome). duration/ttft in seconds of wall time;
+  // ttft < 0 when no token was sent.
+  void observe_request(bool success, double duration_s, double ttft_s, int64_t prompt_tokens,
+                       int64_t output_tokens);
+  // Renders the exposition from the engine's state at `now`.
+  std::string render(const SchedStats& s, TimePoint now);
+
+ private:
+  struct Histogram {
+    std::vector<double> bounds;
+    std::vector<uint64_t> counts;  // per bucket, non-cumulative; last = +Inf
+    double sum = 0;
+    uint64_t count = 0;
+    void observe(double v);
+    void render(std::string& out, std::string_view name, std::string_view labels) const;
+  };
+  SimConfig cfg_;
+  CostModel cost_;
+  std::mutex mu_;
+  uint64_t requests_ = 0, success_ = 0, failures_ = 0;
+  int64_t prompt_tokens_ = 0, generation_tokens_ = 0;
+  Histogram tgi_duration_, vllm_ttft_, vllm_e2e_;
+  TimePoint start_, last_scrape_;
+  Nanos last_busy_{0};
+};
+
+}  // namespace sb::sim
