@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "protocol/adapter.h"
 #include "sse/parser.h"
 
 namespace {
@@ -14,10 +15,12 @@ namespace {
 std::string openai_chat_stream(int tokens) {
   const std::string head =
       "data: {\"id\":\"chatcmpl-8d1f0c2b7a3e4f5a9b6c\",\"object\":\"chat.completion.chunk\","
-      "\"created\":1733140000,\"model\":\"meta-llama/Llama-2-7b-chat-hf\",\"choices\":[{\"index\":0,"
+      "\"created\":1733140000,\"model\":\"meta-llama/"
+      "Llama-2-7b-chat-hf\",\"choices\":[{\"index\":0,"
       "\"delta\":";
-  std::string s = head + "{\"role\":\"assistant\",\"content\":\"\"},\"logprobs\":null,"
-                         "\"finish_reason\":null}]}\n\n";
+  std::string s = head +
+                  "{\"role\":\"assistant\",\"content\":\"\"},\"logprobs\":null,"
+                  "\"finish_reason\":null}]}\n\n";
   const char* words[] = {" the", " quick", " brown", " fox", " jumps", " over", " lazy", " dog"};
   for (int i = 0; i < tokens; ++i) {
     s += head + "{\"content\":\"" + words[i % 8] +
@@ -34,8 +37,8 @@ std::string openai_chat_stream(int tokens) {
 // Feeds the stream in reads of `state.range(0)` bytes (0: the whole stream at once).
 void BM_SseOpenAiChat(benchmark::State& state) {
   const std::string stream = openai_chat_stream(256);
-  const std::size_t read_bytes = state.range(0) > 0 ? static_cast<std::size_t>(state.range(0))
-                                                    : stream.size();
+  const std::size_t read_bytes =
+      state.range(0) > 0 ? static_cast<std::size_t>(state.range(0)) : stream.size();
   sb::sse::Parser parser;
   uint64_t events = 0;
   uint64_t data_bytes = 0;
@@ -52,12 +55,35 @@ void BM_SseOpenAiChat(benchmark::State& state) {
   }
   benchmark::DoNotOptimize(data_bytes);
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * stream.size()));
-  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events),
-                                                  benchmark::Counter::kIsRate);
-  state.counters["event_bytes"] =
-      static_cast<double>(stream.size()) / static_cast<double>(parser.events() / state.iterations());
+  state.counters["events/s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["event_bytes"] = static_cast<double>(stream.size()) /
+                                  static_cast<double>(parser.events() / state.iterations());
 }
 BENCHMARK(BM_SseOpenAiChat)->Arg(0)->Arg(16384)->Arg(4096)->Arg(1500)->Arg(100);
+
+// The client's whole per-event hot path: SSE parsing plus the openai-chat
+// adapter's JSON decoding (simdjson on demand) of every event.
+void BM_SseAndDecodeOpenAiChat(benchmark::State& state) {
+  const std::string stream = openai_chat_stream(256);
+  sb::protocol::AdapterConfig config;
+  config.api = sb::protocol::Api::openai_chat;
+  auto adapter = sb::protocol::make_adapter(config);
+  sb::sse::Parser parser;
+  uint64_t events = 0;
+  uint64_t text_events = 0;
+  for (auto _ : state) {
+    parser.feed(stream, [&](const sb::sse::Event& e) {
+      ++events;
+      text_events += adapter->decode_event(e.data).text_event ? 1 : 0;
+    });
+  }
+  benchmark::DoNotOptimize(text_events);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * stream.size()));
+  state.counters["events/s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_SseAndDecodeOpenAiChat);
 
 }  // namespace
 

@@ -43,7 +43,9 @@ struct Template {
 };
 
 constexpr std::array<std::pair<std::string_view, Slot>, 3> kPlaceholders = {
-    {{"{{prompt}}", Slot::prompt}, {"{{max_tokens}}", Slot::max_tokens}, {"{{model}}", Slot::model}}};
+    {{"{{prompt}}", Slot::prompt},
+     {"{{max_tokens}}", Slot::max_tokens},
+     {"{{model}}", Slot::model}}};
 
 // Splits the template at its placeholders, noting which ones stand inside a JSON string.
 Template compile(std::string_view text) {
@@ -77,8 +79,8 @@ Template compile(std::string_view text) {
 }
 
 std::string json_string(std::string_view s) {
-  return nlohmann::json(std::string(s)).dump(-1, ' ', false,
-                                             nlohmann::json::error_handler_t::replace);
+  return nlohmann::json(std::string(s))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string render(const Template& t, const Prompt& prompt, const std::string& model) {
@@ -111,9 +113,12 @@ std::string render(const Template& t, const Prompt& prompt, const std::string& m
   return out;
 }
 
+// Lookup failures that mean "nothing there" rather than bad JSON. simdjson
+// reports a pointer that continues through a scalar as INVALID_JSON_POINTER;
+// the pointers' own syntax is checked in make_adapter.
 bool absent(error_code err) {
   return err == simdjson::NO_SUCH_FIELD || err == simdjson::INDEX_OUT_OF_BOUNDS ||
-         err == simdjson::INCORRECT_TYPE;
+         err == simdjson::INCORRECT_TYPE || err == simdjson::INVALID_JSON_POINTER;
 }
 
 // The value at `pointer`, or nullopt when the document has nothing there.
@@ -176,7 +181,8 @@ class GenericAdapter final : public Adapter {
       simdjson::ondemand::document& doc = decoder_.parse(json);
       // Each lookup rewinds the document and reuses its string buffer: the
       // text, whose view is handed out, is looked up last.
-      if (auto error = lookup(doc, "/error"); error && json_type(error->type()) != json_type::null) {
+      if (auto error = lookup(doc, "/error");
+          error && json_type(error->type()) != json_type::null) {
         d.error = ErrorClass::server_error;
         if (json_type(error->type()) == json_type::string) {
           d.error_message = clip_message(std::string_view(error->get_string()));
@@ -229,12 +235,14 @@ std::unique_ptr<Adapter> make_generic_adapter(const AdapterConfig& config) {
   check_pointer(config.generic_body_pointer, "generic_body_pointer");
   check_pointer(config.generic_final_pointer, "generic_final_pointer");
   if (config.stream && config.generic_stream_pointer.empty()) {
-    throw usage_error("generic_stream_pointer is required for a streamed generic API "
-                      "(e.g. /token/text)");
+    throw usage_error(
+        "generic_stream_pointer is required for a streamed generic API "
+        "(e.g. /token/text)");
   }
   if (!config.stream && config.generic_body_pointer.empty()) {
-    throw usage_error("generic_body_pointer is required for a non-streamed generic API "
-                      "(e.g. /generated_text)");
+    throw usage_error(
+        "generic_body_pointer is required for a non-streamed generic API "
+        "(e.g. /generated_text)");
   }
   const Prompt sample{"probe \"quoted\"\n", "", 16};
   const std::string body = render(compile(config.generic_template), sample, config.model);

@@ -40,6 +40,7 @@ struct SimConfig {
   double time_scale = 1.0;  // multiplies every simulated duration (not fault delays)
   uint64_t seed = 42;
   std::string trace_path;                  // JSONL ground truth per request; empty: none
+  bool trace_in_memory = true;             // keep records for Server::trace() (off for long CLI runs)
   uint64_t max_body_bytes = 2'000'000;     // larger bodies get 413 (TGI's payload limit)
   std::string model_name = "meta-llama/Llama-2-7b-chat-hf";
 
@@ -84,6 +85,9 @@ struct SimConfig {
   int chat_tokens_per_message = 0;  // template tokens added per chat message
   int default_max_tokens_completions = 16;  // OpenAI completions default max_tokens
   double eos_probability = 0;  // per-token chance of EOS (after the first) unless ignore_eos
+
+  // --- faults ---
+  std::vector<FaultRate> fault_rates;  // --fault-rate 503=0.01,reset=0.001 (seeded by `seed`)
 };
 
 // Preset by name: "pytorch", "fastapi", "tgi", "instant" (tests: 1 ms steps, no limits).

@@ -76,10 +76,10 @@ class Parser {
   FeedResult fail();
 
   std::size_t max_event_bytes_;
-  std::string line_buf_;   // bytes of a line not yet ended by CR/LF
-  std::string data_buf_;   // data lines joined with '\n' (when not a view)
-  std::string type_buf_;   // "event:" value of the current event
-  std::string last_id_;    // last "id:" value (SSE last-event-ID: persists across events)
+  std::string line_buf_;  // bytes of a line not yet ended by CR/LF
+  std::string data_buf_;  // data lines joined with '\n' (when not a view)
+  std::string type_buf_;  // "event:" value of the current event
+  std::string last_id_;   // last "id:" value (SSE last-event-ID: persists across events)
   std::string_view data_view_;
   std::size_t event_bytes_ = 0;  // bytes of the current event's lines so far
   uint64_t events_ = 0;

@@ -17,11 +17,11 @@ TEST(Distribution, FourValues) {
   EXPECT_DOUBLE_EQ(d.stddev, std::sqrt(1.25));
   EXPECT_DOUBLE_EQ(d.min, 1);
   EXPECT_DOUBLE_EQ(d.max, 4);
-  EXPECT_DOUBLE_EQ(d.p50, 2.5);    // rank 0.5*3 = 1.5   -> 2 + 0.5*(3-2)
-  EXPECT_DOUBLE_EQ(d.p90, 3.7);    // rank 0.9*3 = 2.7   -> 3 + 0.7*(4-3)
-  EXPECT_DOUBLE_EQ(d.p95, 3.85);   // rank 2.85
-  EXPECT_DOUBLE_EQ(d.p99, 3.97);   // rank 2.97
-  EXPECT_DOUBLE_EQ(d.p999, 3.997); // rank 2.997
+  EXPECT_DOUBLE_EQ(d.p50, 2.5);     // rank 0.5*3 = 1.5   -> 2 + 0.5*(3-2)
+  EXPECT_DOUBLE_EQ(d.p90, 3.7);     // rank 0.9*3 = 2.7   -> 3 + 0.7*(4-3)
+  EXPECT_DOUBLE_EQ(d.p95, 3.85);    // rank 2.85
+  EXPECT_DOUBLE_EQ(d.p99, 3.97);    // rank 2.97
+  EXPECT_DOUBLE_EQ(d.p999, 3.997);  // rank 2.997
 }
 
 TEST(Distribution, NumpyDocExample) {

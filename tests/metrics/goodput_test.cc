@@ -7,7 +7,9 @@
 namespace sb::metrics {
 namespace {
 
-constexpr int64_t ms(double v) { return static_cast<int64_t>(v * 1'000'000); }
+constexpr int64_t ms(double v) {
+  return static_cast<int64_t>(v * 1'000'000);
+}
 
 TEST(GoodputParse, Valid) {
   Slo slo;

@@ -73,7 +73,7 @@ TEST(LogHistogram, ExactCountMinMaxMeanStddev) {
   EXPECT_EQ(h.max(), 4000);
   EXPECT_DOUBLE_EQ(h.mean(), 2500);
   EXPECT_NEAR(h.stddev(), 1000 * std::sqrt(1.25), 1e-6);  // population, as numpy
-  const Distribution d = h.distribution(1e-3);             // ns -> µs
+  const Distribution d = h.distribution(1e-3);            // ns -> µs
   EXPECT_DOUBLE_EQ(d.min, 1);
   EXPECT_DOUBLE_EQ(d.max, 4);
   EXPECT_DOUBLE_EQ(d.mean, 2.5);

@@ -5,7 +5,9 @@
 namespace sb::metrics {
 namespace {
 
-constexpr int64_t ms(double v) { return static_cast<int64_t>(v * 1'000'000); }
+constexpr int64_t ms(double v) {
+  return static_cast<int64_t>(v * 1'000'000);
+}
 
 RequestRecord streamed() {
   RequestRecord r;
@@ -21,12 +23,12 @@ RequestRecord streamed() {
 
 TEST(RequestRecord, DerivedMetricsByHand) {
   const RequestRecord r = streamed();
-  EXPECT_DOUBLE_EQ(*r.ttft_ms(), 50.0);             // 53 - 3
-  EXPECT_DOUBLE_EQ(*r.ttft_content_ms(), 60.0);     // 63 - 3
-  EXPECT_DOUBLE_EQ(*r.e2e_ms(), 250.0);             // 253 - 3
-  EXPECT_DOUBLE_EQ(*r.scheduled_e2e_ms(), 252.0);   // 253 - 1
-  EXPECT_DOUBLE_EQ(*r.tpot_ms(), 50.0);             // (250 - 50) / (5 - 1)
-  EXPECT_DOUBLE_EQ(*r.dispatch_delay_ms(), 2.0);    // 3 - 1
+  EXPECT_DOUBLE_EQ(*r.ttft_ms(), 50.0);            // 53 - 3
+  EXPECT_DOUBLE_EQ(*r.ttft_content_ms(), 60.0);    // 63 - 3
+  EXPECT_DOUBLE_EQ(*r.e2e_ms(), 250.0);            // 253 - 3
+  EXPECT_DOUBLE_EQ(*r.scheduled_e2e_ms(), 252.0);  // 253 - 1
+  EXPECT_DOUBLE_EQ(*r.tpot_ms(), 50.0);            // (250 - 50) / (5 - 1)
+  EXPECT_DOUBLE_EQ(*r.dispatch_delay_ms(), 2.0);   // 3 - 1
 }
 
 TEST(RequestRecord, SubMillisecondPrecision) {

@@ -7,8 +7,12 @@
 
 namespace sb::metrics::testing {
 
-constexpr int64_t ms(double v) { return static_cast<int64_t>(v * 1'000'000); }
-inline int64_t ms_or_none(std::optional<double> v) { return v ? ms(*v) : kNoTime; }
+constexpr int64_t ms(double v) {
+  return static_cast<int64_t>(v * 1'000'000);
+}
+inline int64_t ms_or_none(std::optional<double> v) {
+  return v ? ms(*v) : kNoTime;
+}
 
 struct Times {
   std::optional<double> sched, send, first, last, end;

@@ -12,8 +12,8 @@ using testing::make_record;
 TEST(Timeseries, HandBuiltOneSecondBuckets) {
   // times in ms                         sched  send   first  last   end
   const std::vector<RequestRecord> recs = {
-      make_record(1, {100, 100, 300, 900, 900}, 10),      // A: b0 -> b0, ttft 200 in b0
-      make_record(2, {500, 500, 1200, 2500, 2500}, 20),   // B: b0 -> b2, ttft 700 in b1
+      make_record(1, {100, 100, 300, 900, 900}, 10),     // A: b0 -> b0, ttft 200 in b0
+      make_record(2, {500, 500, 1200, 2500, 2500}, 20),  // B: b0 -> b2, ttft 700 in b1
       make_record(3, {1500, 1500, {}, {}, 1600}, 0, ErrorClass::server_error),  // C: b1 -> b1
       make_record(4, {1700, {}, {}, {}, 1800}, 0, ErrorClass::connect_error),   // D: never sent
       make_record(5, {1100, 1100, 1400, 2100, 2100}, 30),  // E: b1 -> b2, ttft 300 in b1
@@ -24,27 +24,27 @@ TEST(Timeseries, HandBuiltOneSecondBuckets) {
   ASSERT_EQ(ts.size(), 3u);  // latest instant 2500 ms -> bucket 2
 
   EXPECT_DOUBLE_EQ(ts[0].t_start_s, 0);
-  EXPECT_EQ(ts[0].started, 2);      // A, B
-  EXPECT_EQ(ts[0].completed, 1);    // A
+  EXPECT_EQ(ts[0].started, 2);    // A, B
+  EXPECT_EQ(ts[0].completed, 1);  // A
   EXPECT_EQ(ts[0].errors, 0);
-  EXPECT_EQ(ts[0].in_flight, 1);    // 2 - 1
+  EXPECT_EQ(ts[0].in_flight, 1);  // 2 - 1
   EXPECT_DOUBLE_EQ(ts[0].requests_per_s, 1);
   EXPECT_DOUBLE_EQ(ts[0].output_tokens_per_s, 10);
   EXPECT_DOUBLE_EQ(*ts[0].ttft_mean_ms, 200);
   EXPECT_DOUBLE_EQ(*ts[0].ttft_p99_ms, 200);
 
   EXPECT_DOUBLE_EQ(ts[1].t_start_s, 1);
-  EXPECT_EQ(ts[1].started, 3);      // C, D (at its t_sched), E
-  EXPECT_EQ(ts[1].completed, 2);    // C, D
+  EXPECT_EQ(ts[1].started, 3);    // C, D (at its t_sched), E
+  EXPECT_EQ(ts[1].completed, 2);  // C, D
   EXPECT_EQ(ts[1].errors, 2);
-  EXPECT_EQ(ts[1].in_flight, 2);    // 1 + 3 - 2: B and E
+  EXPECT_EQ(ts[1].in_flight, 2);  // 1 + 3 - 2: B and E
   EXPECT_DOUBLE_EQ(ts[1].requests_per_s, 0);
   EXPECT_DOUBLE_EQ(ts[1].output_tokens_per_s, 0);
   EXPECT_DOUBLE_EQ(*ts[1].ttft_mean_ms, 500);  // (700 + 300) / 2
   EXPECT_DOUBLE_EQ(*ts[1].ttft_p99_ms, 696);   // sorted [300, 700], rank 0.99 -> 300 + 0.99*400
 
   EXPECT_EQ(ts[2].started, 0);
-  EXPECT_EQ(ts[2].completed, 2);    // B, E
+  EXPECT_EQ(ts[2].completed, 2);  // B, E
   EXPECT_EQ(ts[2].in_flight, 0);
   EXPECT_DOUBLE_EQ(ts[2].requests_per_s, 2);
   EXPECT_DOUBLE_EQ(ts[2].output_tokens_per_s, 50);  // 20 + 30 tokens in one second

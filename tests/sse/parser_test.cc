@@ -25,8 +25,12 @@ void* operator new(std::size_t n) {
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
   throw std::bad_alloc();
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
 #pragma GCC diagnostic pop
 
 namespace sb::sse {
@@ -70,7 +74,9 @@ Outcome parse_chunks(const std::vector<std::string_view>& chunks,
   return out;
 }
 
-Outcome parse_whole(std::string_view s) { return parse_chunks({s}); }
+Outcome parse_whole(std::string_view s) {
+  return parse_chunks({s});
+}
 
 // Checks that every split of `s` into two chunks, three chunks at a stride, and
 // byte-by-byte feeding all give the outcome of the unsplit stream.
@@ -104,9 +110,11 @@ std::string replace_all(std::string s, std::string_view from, std::string_view t
 // TGI /generate_stream: axum's Event::json_data writes "data:" with no space
 // (huggingface/text-generation-inference router/src/server.rs, generate_stream).
 constexpr std::string_view kTgi =
-    "data:{\"index\":1,\"token\":{\"id\":415,\"text\":\" The\",\"logprob\":-0.47,\"special\":false},"
+    "data:{\"index\":1,\"token\":{\"id\":415,\"text\":\" "
+    "The\",\"logprob\":-0.47,\"special\":false},"
     "\"generated_text\":null,\"details\":null}\n\n"
-    "data:{\"index\":2,\"token\":{\"id\":4216,\"text\":\" sky\",\"logprob\":-0.9,\"special\":false},"
+    "data:{\"index\":2,\"token\":{\"id\":4216,\"text\":\" "
+    "sky\",\"logprob\":-0.9,\"special\":false},"
     "\"generated_text\":null,\"details\":null}\n\n"
     "data:{\"index\":3,\"token\":{\"id\":2,\"text\":\"\",\"logprob\":-0.1,\"special\":true},"
     "\"generated_text\":\" The sky\",\"details\":{\"finish_reason\":\"eos_token\","
@@ -115,16 +123,20 @@ constexpr std::string_view kTgi =
 // vLLM / OpenAI: "data: " with one space, usage chunk, then [DONE]
 // (vllm/entrypoints/openai/serving_chat.py chat_completion_stream_generator).
 constexpr std::string_view kOpenAi =
-    "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+    "data: "
+    "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
     "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
     "\"logprobs\":null,\"finish_reason\":null}]}\n\n"
-    "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+    "data: "
+    "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
     "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello\"},\"logprobs\":null,"
     "\"finish_reason\":null}]}\n\n"
-    "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+    "data: "
+    "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
     "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"!\"},\"logprobs\":null,"
     "\"finish_reason\":\"stop\"}]}\n\n"
-    "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+    "data: "
+    "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
     "\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"total_tokens\":9,\"completion_tokens\":2}}\n\n"
     "data: [DONE]\n\n";
 
@@ -132,7 +144,8 @@ constexpr std::string_view kOpenAi =
 // (ggml-org/llama.cpp tools/server/server.cpp, handle_completions_impl).
 constexpr std::string_view kLlamaCpp =
     "data: {\"content\":\"Hi\",\"stop\":false,\"id_slot\":0,\"multimodal\":false,\"index\":0}\n\n"
-    "data: {\"content\":\" there\",\"stop\":false,\"id_slot\":0,\"multimodal\":false,\"index\":0}\n\n"
+    "data: {\"content\":\" "
+    "there\",\"stop\":false,\"id_slot\":0,\"multimodal\":false,\"index\":0}\n\n"
     "error: {\"code\":500,\"message\":\"boom\",\"type\":\"server_error\"}\n\n";
 
 // Comments (keep-alives), event:/id:/retry: fields, multi-line data.
@@ -203,7 +216,8 @@ TEST(SseParser, FieldsCommentsAndMultiLineData) {
   const std::string s(kFields.data(), kFields.size());
   const Outcome want = parse_whole(s);
   ASSERT_EQ(want.events.size(), 4u);
-  EXPECT_EQ(want.events[0], (OwnedEvent{"token", "first line\nsecond line\n two spaces keep one", "7"}));
+  EXPECT_EQ(want.events[0],
+            (OwnedEvent{"token", "first line\nsecond line\n two spaces keep one", "7"}));
   EXPECT_EQ(want.events[1], (OwnedEvent{"", "", "7"}));  // type reset, id persists
   EXPECT_EQ(want.events[2], (OwnedEvent{"", "after", ""}));
   EXPECT_EQ(want.events[3], (OwnedEvent{"", "nul id ignored", "9"}));
@@ -214,7 +228,8 @@ TEST(SseParser, FieldsCommentsAndMultiLineData) {
 
 TEST(SseParser, NonSseBodyIsCounted) {
   // A JSON error body on a streaming endpoint, without SSE framing.
-  const std::string_view body = "{\"error\":\"Input validation error\",\"error_type\":\"validation\"}\n";
+  const std::string_view body =
+      "{\"error\":\"Input validation error\",\"error_type\":\"validation\"}\n";
   const Outcome got = parse_whole(body);
   EXPECT_TRUE(got.events.empty());
   EXPECT_EQ(got.non_sse, 1u);
@@ -277,7 +292,8 @@ TEST(SseParser, OversizeEvents) {
   const std::string big = "data: " + std::string(40, 'x') + "\n\n";
   EXPECT_FALSE(parse_chunks({big}, 32).ok);
   for (std::size_t i = 0; i <= big.size(); ++i)
-    EXPECT_FALSE(parse_chunks({std::string_view(big).substr(0, i), std::string_view(big).substr(i)}, 32).ok)
+    EXPECT_FALSE(
+        parse_chunks({std::string_view(big).substr(0, i), std::string_view(big).substr(i)}, 32).ok)
         << i;
   // Many short data lines adding up to more than the limit.
   std::string lines;

@@ -1,0 +1,81 @@
+// The decode hot path allocates nothing per event once an adapter's buffers
+// have grown (DESIGN.md: per-event work must stay cheap). Counts this test
+// binary's heap allocations through a replaced global operator new.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "protocol/adapter.h"
+
+namespace {
+std::atomic<uint64_t> g_allocations{0};
+}  // namespace
+
+// g++ 12 flags malloc/free inside replaced global new/delete as mismatched
+// once they are inlined into callers; the pairing is correct here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void* operator new(std::size_t n) {
+  ++g_allocations;
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+#pragma GCC diagnostic pop
+
+namespace sb::protocol {
+namespace {
+
+uint64_t allocations_for(Adapter& adapter, const std::vector<std::string>& events) {
+  for (const auto& e : events) adapter.decode_event(e);  // warm up
+  const uint64_t before = g_allocations.load();
+  uint64_t chars = 0;
+  for (int round = 0; round < 50; ++round) {
+    for (const auto& e : events) chars += adapter.decode_event(e).content_chars;
+  }
+  EXPECT_GT(chars, 0u);
+  return g_allocations.load() - before;
+}
+
+TEST(DecodeAllocations, OpenAiChatChunksAllocateNothing) {
+  AdapterConfig config;
+  config.api = Api::openai_chat;
+  auto adapter = make_adapter(config);
+  const std::vector<std::string> events = {
+      R"({"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]})",
+      R"({"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" hello \"x\""},"logprobs":null,"finish_reason":null}]})",
+      R"({"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}})",
+      "[DONE]"};
+  EXPECT_EQ(allocations_for(*adapter, events), 0u);
+}
+
+TEST(DecodeAllocations, TgiEventsAllocateNothing) {
+  AdapterConfig config;
+  config.api = Api::tgi;
+  auto adapter = make_adapter(config);
+  const std::vector<std::string> events = {
+      R"({"index":1,"token":{"id":415,"text":" The","logprob":-0.4,"special":false},"generated_text":null,"details":null})",
+      R"({"index":2,"token":{"id":2,"text":"","logprob":-0.1,"special":true},"generated_text":" The","details":{"finish_reason":"eos_token","generated_tokens":2,"seed":null,"input_length":4}})"};
+  EXPECT_EQ(allocations_for(*adapter, events), 0u);
+}
+
+TEST(DecodeAllocations, OpenAiCompletionChunksAllocateNothing) {
+  AdapterConfig config;
+  config.api = Api::openai;
+  auto adapter = make_adapter(config);
+  const std::vector<std::string> events = {
+      R"({"id":"cmpl","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":" San","logprobs":null,"finish_reason":null,"stop_reason":null}]})"};
+  EXPECT_EQ(allocations_for(*adapter, events), 0u);
+}
+
+}  // namespace
+}  // namespace sb::protocol

@@ -1,0 +1,194 @@
+#include "report/request_jsonl.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "report/json_escape.h"
+
+namespace sb::report {
+namespace {
+
+using metrics::kNoTime;
+using metrics::RequestRecord;
+using metrics::TokenSource;
+using nlohmann::json;
+
+std::string escaped(std::string_view s) {
+  std::string out;
+  append_json_string(out, s);
+  return out;
+}
+
+TEST(JsonEscape, SpecialCharacters) {
+  EXPECT_EQ(escaped("plain"), "\"plain\"");
+  EXPECT_EQ(escaped("a\"b\\c"), "\"a\\\"b\\\\c\"");
+  EXPECT_EQ(escaped("l1\nl2\r\t\b\f"), "\"l1\\nl2\\r\\t\\b\\f\"");
+  EXPECT_EQ(escaped(std::string_view("\x00\x01\x1f", 3)), "\"\\u0000\\u0001\\u001f\"");
+  EXPECT_EQ(escaped("\x7f"), "\"\x7f\"");
+}
+
+TEST(JsonEscape, ValidUtf8IsKept) {
+  const std::string s = "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xE4\xB8\xAD";  // é € 😀 中
+  EXPECT_EQ(escaped(s), "\"" + s + "\"");
+}
+
+TEST(JsonEscape, InvalidBytesReplaced) {
+  const std::string r = "\xEF\xBF\xBD";
+  EXPECT_EQ(escaped("a\xFF"
+                    "b"),
+            "\"a" + r + "b\"");                                         // never valid
+  EXPECT_EQ(escaped("\x80"), "\"" + r + "\"");                          // stray continuation
+  EXPECT_EQ(escaped("\xC0\xAF"), "\"" + r + r + "\"");                  // overlong '/'
+  EXPECT_EQ(escaped("\xED\xA0\x80"), "\"" + r + r + r + "\"");          // surrogate U+D800
+  EXPECT_EQ(escaped("\xF4\x90\x80\x80"), "\"" + r + r + r + r + "\"");  // > U+10FFFF
+  EXPECT_EQ(escaped("\xE2\x82"), "\"" + r + r + "\"");                  // truncated at the end
+  EXPECT_EQ(escaped("\xE2\x82z"), "\"" + r + r + "z\"");                // truncated mid-string
+}
+
+TEST(JsonEscape, AnyBytesParseAsJson) {
+  std::string all;
+  for (int i = 0; i < 256; ++i) all += static_cast<char>(i);
+  for (int i = 255; i >= 0; --i) all += static_cast<char>(i);
+  const std::string out = escaped(all);
+  json j;
+  ASSERT_NO_THROW(j = json::parse(out));
+  EXPECT_TRUE(j.is_string());
+  EXPECT_NO_THROW((void)j.dump());  // dump() throws on invalid UTF-8
+}
+
+RequestRecord full_record() {
+  RequestRecord r;
+  r.id = 42;
+  r.request_class = "chat";
+  r.warmup = false;
+  r.status = 200;
+  r.t_sched_ns = 1'000'000'001;  // 1.000000001 s
+  r.t_send_ns = 1'002'345'678;
+  r.t_first_ns = 1'052'345'679;
+  r.t_first_content_ns = 1'062'000'000;
+  r.t_last_ns = 1'252'345'680;
+  r.t_end_ns = 1'252'999'999;
+  r.input_tokens = 128;
+  r.output_tokens = 5;
+  r.output_tokens_source = TokenSource::usage;
+  r.output_tokens_alt = 6;
+  r.output_tokens_alt_source = TokenSource::estimate;
+  r.events = 5;
+  r.itl_ms = {50.000001f, 49.5f, 0.125f, 50.25f};
+  return r;
+}
+
+void expect_same(const RequestRecord& a, const RequestRecord& b) {
+  EXPECT_EQ(a.id, b.id);
+  EXPECT_EQ(a.request_class, b.request_class);
+  EXPECT_EQ(a.warmup, b.warmup);
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_EQ(a.error_class, b.error_class);
+  EXPECT_EQ(a.error, b.error);
+  EXPECT_EQ(a.t_sched_ns, b.t_sched_ns);
+  EXPECT_EQ(a.t_send_ns, b.t_send_ns);
+  EXPECT_EQ(a.t_first_ns, b.t_first_ns);
+  EXPECT_EQ(a.t_first_content_ns, b.t_first_content_ns);
+  EXPECT_EQ(a.t_last_ns, b.t_last_ns);
+  EXPECT_EQ(a.t_end_ns, b.t_end_ns);
+  EXPECT_EQ(a.input_tokens, b.input_tokens);
+  EXPECT_EQ(a.output_tokens, b.output_tokens);
+  EXPECT_EQ(a.output_tokens_source, b.output_tokens_source);
+  EXPECT_EQ(a.output_tokens_alt, b.output_tokens_alt);
+  EXPECT_EQ(a.output_tokens_alt_source, b.output_tokens_alt_source);
+  EXPECT_EQ(a.events, b.events);
+  EXPECT_EQ(a.itl_ms, b.itl_ms);
+}
+
+TEST(RequestJsonl, FieldsAndValues) {
+  std::string line;
+  append_request_jsonl(line, full_record());
+  ASSERT_EQ(line.back(), '\n');
+  EXPECT_EQ(line.find('\n'), line.size() - 1);
+  const json j = json::parse(line);
+  for (const char* k :
+       {"id", "class", "warmup", "ok", "status", "error_class", "error", "t_sched_s", "t_send_s",
+        "ttft_ms", "tpot_ms", "e2e_ms", "scheduled_e2e_ms", "input_tokens", "output_tokens",
+        "output_tokens_source", "events", "itl_ms"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  EXPECT_EQ(j.at("id"), 42);
+  EXPECT_EQ(j.at("class"), "chat");
+  EXPECT_EQ(j.at("ok"), true);
+  EXPECT_EQ(j.at("error_class"), "ok");
+  EXPECT_EQ(j.at("error"), "");
+  EXPECT_DOUBLE_EQ(j.at("t_send_s").get<double>(), 1.002345678);
+  EXPECT_DOUBLE_EQ(j.at("ttft_ms").get<double>(), 50.000001);  // 1052345679 - 1002345678 ns
+  EXPECT_DOUBLE_EQ(j.at("e2e_ms").get<double>(), 250.000002);
+  EXPECT_DOUBLE_EQ(j.at("tpot_ms").get<double>(), 200.000001 / 4);
+  EXPECT_EQ(j.at("output_tokens_source"), "usage");
+  EXPECT_EQ(j.at("itl_ms").size(), 4u);
+}
+
+TEST(RequestJsonl, NullsForUndefined) {
+  RequestRecord r;
+  r.id = 7;
+  r.error_class = ErrorClass::connect_error;
+  r.error = "connection refused";
+  r.t_sched_ns = 5'000'000;
+  r.t_end_ns = 6'000'000;
+  std::string line;
+  append_request_jsonl(line, r);
+  const json j = json::parse(line);
+  EXPECT_EQ(j.at("ok"), false);
+  EXPECT_EQ(j.at("error_class"), "connect_error");
+  for (const char* k :
+       {"t_send_s", "ttft_ms", "ttft_content_ms", "tpot_ms", "e2e_ms", "scheduled_e2e_ms",
+        "dispatch_delay_ms", "output_tokens_alt", "output_tokens_alt_source"})
+    EXPECT_TRUE(j.at(k).is_null()) << k;
+  EXPECT_TRUE(j.at("itl_ms").is_array());
+  EXPECT_TRUE(j.at("itl_ms").empty());
+  expect_same(parse_request_jsonl(line), r);
+}
+
+TEST(RequestJsonl, RoundTrip) {
+  const RequestRecord r = full_record();
+  std::string line;
+  append_request_jsonl(line, r);
+  expect_same(parse_request_jsonl(line), r);
+}
+
+TEST(RequestJsonl, RoundTripLongRunAndErrorBody) {
+  RequestRecord r = full_record();
+  const int64_t hours10 = int64_t{36'000} * 1'000'000'000;
+  for (int64_t* t : {&r.t_sched_ns, &r.t_send_ns, &r.t_first_ns, &r.t_first_content_ns,
+                     &r.t_last_ns, &r.t_end_ns})
+    *t += hours10 + 987'654'321;
+  r.warmup = true;
+  r.status = 503;
+  r.error_class = ErrorClass::overloaded;
+  r.error = "{\"error\":\"busy\"}\n\tline2 \\ \x01 caf\xC3\xA9";
+  std::string line;
+  append_request_jsonl(line, r);
+  expect_same(parse_request_jsonl(line), r);
+}
+
+TEST(RequestJsonl, InvalidUtf8ErrorIsReplacedNotLost) {
+  RequestRecord r;
+  r.error_class = ErrorClass::server_error;
+  r.error = "bad \xFF\xFE body";
+  std::string line;
+  append_request_jsonl(line, r);
+  EXPECT_EQ(parse_request_jsonl(line).error, "bad \xEF\xBF\xBD\xEF\xBF\xBD body");
+}
+
+TEST(RequestJsonl, ParseErrors) {
+  EXPECT_THROW(parse_request_jsonl("not json"), Error);
+  EXPECT_THROW(parse_request_jsonl("[1,2]"), Error);
+  EXPECT_THROW(parse_request_jsonl(R"({"id":"x"})"), Error);
+  EXPECT_THROW(parse_request_jsonl(R"({"error_class":"nope"})"), Error);
+  EXPECT_THROW(parse_request_jsonl(R"({"output_tokens_source":"magic"})"), Error);
+  EXPECT_THROW(parse_request_jsonl(R"({"t_send_s":"soon"})"), Error);
+  const RequestRecord r = parse_request_jsonl(R"({"id":3})");  // missing fields: defaults
+  EXPECT_EQ(r.id, 3u);
+  EXPECT_EQ(r.t_send_ns, kNoTime);
+  EXPECT_TRUE(r.ok());
+}
+
+}  // namespace
+}  // namespace sb::report

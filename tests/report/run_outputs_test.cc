@@ -1,0 +1,58 @@
+#include "report/run_outputs.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/error.h"
+#include "fixture.h"
+#include "report/summary_csv.h"
+
+namespace sb::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(RunOutputs, WritesSummaryJsonAndCsv) {
+  const fs::path dir =
+      fs::temp_directory_path() /
+      ("sb_run_outputs_" +
+       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+  fs::create_directories(dir);
+  auto info = testing::fixture_info();
+  info.host["bad"] = "\xFF";  // invalid UTF-8 from the host must not abort the write
+  const auto s = metrics::summarize_run(testing::fixture_records(), info);
+  write_run_outputs(dir.string(), s, info);
+  write_run_outputs(dir.string(), s, info);  // overwrite in place
+
+  const auto j = nlohmann::json::parse(slurp(dir / "summary.json"));
+  EXPECT_EQ(j.at("schema"), "servebench.summary/1");
+  EXPECT_EQ(slurp(dir / "summary.csv"), summary_csv_header() + summary_csv_row(s));
+  size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    ++files;
+    EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos) << e.path();
+  }
+  EXPECT_EQ(files, 2u);
+  fs::remove_all(dir);
+}
+
+TEST(RunOutputs, MissingDirectoryThrows) {
+  const auto info = testing::fixture_info();
+  EXPECT_THROW(
+      write_run_outputs("/nonexistent/servebench/dir", metrics::summarize_run({}, info), info),
+      Error);
+}
+
+}  // namespace
+}  // namespace sb::report

@@ -1,0 +1,66 @@
+#include "report/summary_csv.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <vector>
+
+#include "fixture.h"
+
+namespace sb::report {
+namespace {
+
+std::vector<std::string> split(std::string line) {
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  std::vector<std::string> cells;
+  std::stringstream ss(line);
+  std::string cell;
+  while (std::getline(ss, cell, ',')) cells.push_back(cell);
+  if (!line.empty() && line.back() == ',') cells.push_back("");
+  return cells;
+}
+
+TEST(SummaryCsv, HeaderAndRowAgree) {
+  const auto info = testing::fixture_info();
+  const auto s = metrics::summarize_run(testing::fixture_records(), info);
+  const auto header = split(summary_csv_header());
+  const auto row = split(summary_csv_row(s));
+  ASSERT_EQ(header.size(), row.size());
+  EXPECT_EQ(header.size(), 8u + 16u + 3u);
+  auto col = [&](const std::string& name) {
+    for (size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return row[i];
+    ADD_FAILURE() << "no column " << name;
+    return std::string();
+  };
+  EXPECT_EQ(col("mode"), "closed");
+  EXPECT_EQ(col("concurrency"), "8");
+  EXPECT_EQ(col("target_rate"), "");
+  EXPECT_EQ(col("requests"), "3");
+  EXPECT_EQ(col("requests_per_s"), "2");       // 2 ok / 1 s
+  EXPECT_EQ(col("output_tokens_per_s"), "8");  // (5 + 3) / 1 s
+  EXPECT_EQ(col("ttft_mean_ms"), "75");        // (50 + 100) / 2
+  EXPECT_EQ(col("e2e_p50_ms"), "275");         // [250, 300] -> midpoint
+  EXPECT_EQ(col("itl_p99_ms"), "100");
+  EXPECT_DOUBLE_EQ(std::stod(col("error_rate")), 1.0 / 3);
+  EXPECT_DOUBLE_EQ(std::stod(col("goodput_fraction")), 2.0 / 3);
+  EXPECT_DOUBLE_EQ(std::stod(col("goodput_requests_per_s")), 2.0);
+}
+
+TEST(SummaryCsv, OpenLoopAndEmpty) {
+  metrics::RunInfo info = testing::fixture_info();
+  info.load_mode = "open";
+  info.target_rate = 4;
+  info.slo = {};
+  const auto header = split(summary_csv_header());
+  const auto row = split(summary_csv_row(metrics::summarize_run({}, info)));
+  ASSERT_EQ(header.size(), row.size());
+  EXPECT_EQ(row[0], "open");
+  EXPECT_EQ(row[1], "");   // concurrency
+  EXPECT_EQ(row[2], "4");  // target_rate
+  EXPECT_EQ(row[3], "0");
+  for (size_t i = 6; i < row.size(); ++i) EXPECT_EQ(row[i], "") << header[i];
+}
+
+}  // namespace
+}  // namespace sb::report
