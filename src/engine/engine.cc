@@ -89,6 +89,7 @@ RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks) {
   RunResult result;
   result.started_at = iso_utc_now();
   const TimePoint run_start = Clock::now();
+  result.run_start = run_start;
   const int worker_count = effective_workers(config);
   result.workers = worker_count;
   std::vector<std::unique_ptr<Worker>> workers;

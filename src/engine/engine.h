@@ -18,6 +18,7 @@ struct RunResult {
   double duration_s = 0;                        // run start to the last request's end
   bool interrupted = false;                     // stopped by a signal before the plan ended
   int workers = 0;
+  TimePoint run_start;  // the instant every *_ns field counts from
 };
 
 // Live view for progress displays, polled by the caller's thread.

@@ -16,6 +16,9 @@
 
 namespace sb::protocol {
 
+// Object keys are compared raw (simdjson raw_json_string == "name"): a key
+// spelled with JSON escapes does not match; no server writes its keys so.
+//
 // One simdjson on-demand parser and one padded input buffer, both reused for
 // every payload: no allocation per event once they have grown to the largest
 // payload. String views it hands out live until the next parse().

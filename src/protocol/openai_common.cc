@@ -9,7 +9,7 @@ using simdjson::ondemand::value;
 
 void decode_usage(object usage, Decoded& d) {
   for (auto field : usage) {
-    const std::string_view key = field.unescaped_key();
+    const simdjson::ondemand::raw_json_string key = field.key();
     if (key == "completion_tokens") {
       d.completion_tokens = opt_int(field.value());
     } else if (key == "prompt_tokens") {
@@ -23,7 +23,7 @@ void decode_usage(object usage, Decoded& d) {
 void decode_chat_text(object msg, Decoded& d) {
   std::string_view content, reasoning;
   for (auto field : msg) {
-    const std::string_view key = field.unescaped_key();
+    const simdjson::ondemand::raw_json_string key = field.key();
     if (key == "content") {
       content = opt_string(field.value()).value_or(std::string_view());
     } else if (key == "reasoning_content" || key == "reasoning") {
@@ -38,7 +38,7 @@ void decode_chat_text(object msg, Decoded& d) {
 
 void decode_choice(object choice, ChoiceText where, Decoded& d) {
   for (auto field : choice) {
-    const std::string_view key = field.unescaped_key();
+    const simdjson::ondemand::raw_json_string key = field.key();
     if (where == ChoiceText::text && key == "text") {
       const std::string_view text = opt_string(field.value()).value_or(std::string_view());
       d.text = text;
@@ -59,7 +59,7 @@ struct ErrorFields {
   std::optional<int64_t> code;
 };
 
-void read_error_field(std::string_view key, value v, ErrorFields& e) {
+void read_error_field(simdjson::ondemand::raw_json_string key, value v, ErrorFields& e) {
   if (key == "message") {
     e.message = opt_string(v).value_or(std::string_view());
   } else if (key == "type") {
@@ -105,7 +105,7 @@ Decoded decode_openai(JsonDecoder& decoder, std::string_view json, ChoiceText wh
     ErrorFields error;
     bool object_is_error = false;
     for (auto field : doc.get_object()) {
-      const std::string_view key = field.unescaped_key();
+      const simdjson::ondemand::raw_json_string key = field.key();
       value v = field.value();
       if (key == "choices") {
         if (v.type() != json_type::array) continue;  // null: a usage-only chunk
@@ -119,7 +119,7 @@ Decoded decode_openai(JsonDecoder& decoder, std::string_view json, ChoiceText wh
         error.present = true;
         const json_type t = v.type();
         if (t == json_type::object) {
-          for (auto f : v.get_object()) read_error_field(f.unescaped_key(), f.value(), error);
+          for (auto f : v.get_object()) read_error_field(f.key(), f.value(), error);
         } else if (t == json_type::string) {
           error.message = v.get_string();
         }

@@ -32,7 +32,7 @@ ErrorClass tgi_error_class(std::string_view type) {
 
 void decode_details(object details, Decoded& d) {
   for (auto field : details) {
-    const std::string_view key = field.unescaped_key();
+    const simdjson::ondemand::raw_json_string key = field.key();
     if (key == "generated_tokens") {
       if (auto n = opt_int(field.value())) {
         d.completion_tokens = *n;
@@ -48,7 +48,7 @@ void decode_token(object token, Decoded& d) {
   std::string_view text;
   bool special = false;
   for (auto field : token) {
-    const std::string_view key = field.unescaped_key();
+    const simdjson::ondemand::raw_json_string key = field.key();
     if (key == "text") {
       text = opt_string(field.value()).value_or(std::string_view());
     } else if (key == "special") {
@@ -70,7 +70,7 @@ void decode_object(object obj, Decoded& d, bool whole_body) {
   std::string_view error_message;
   std::string_view error_type;
   for (auto field : obj) {
-    const std::string_view key = field.unescaped_key();
+    const simdjson::ondemand::raw_json_string key = field.key();
     if (key == "token") {
       if (field.value().type() == json_type::object) decode_token(field.value().get_object(), d);
     } else if (key == "generated_text") {

@@ -8,8 +8,8 @@
 namespace sb::report::testing {
 
 inline std::vector<metrics::RequestRecord> fixture_records() {
-  using sb::ErrorClass;
   using metrics::testing::make_record;
+  using sb::ErrorClass;
   std::vector<metrics::RequestRecord> v;
   auto w = make_record(0, {0, 0, 10, 50, 50}, 3);
   w.warmup = true;

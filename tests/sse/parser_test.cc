@@ -331,6 +331,73 @@ TEST(SseParser, ResetClearsState) {
   EXPECT_EQ(id, "");
 }
 
+// A direct transcription of WHATWG's event-stream interpretation over a whole
+// stream, to compare the incremental parser against on random streams.
+std::vector<OwnedEvent> reference_parse(std::string_view s) {
+  std::vector<std::string> lines;
+  std::string line;  // an unterminated last line is never processed
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '\r' || c == '\n') {
+      lines.push_back(line);
+      line.clear();
+      if (c == '\r' && i + 1 < s.size() && s[i + 1] == '\n') ++i;
+    } else {
+      line.push_back(c);
+    }
+  }
+  std::vector<OwnedEvent> out;
+  std::string data, type, last_id;
+  bool has_data = false;
+  for (const std::string& l : lines) {
+    if (l.empty()) {
+      if (has_data) out.push_back({type, data, last_id});
+      data.clear();
+      type.clear();
+      has_data = false;
+      continue;
+    }
+    if (l[0] == ':') continue;
+    const std::size_t colon = l.find(':');
+    std::string name = l.substr(0, colon);
+    std::string value = colon == std::string::npos ? "" : l.substr(colon + 1);
+    if (!value.empty() && value[0] == ' ') value.erase(0, 1);
+    if (name == "data") {
+      if (has_data) data += '\n';
+      data += value;
+      has_data = true;
+    } else if (name == "event") {
+      type = value;
+    } else if (name == "id") {
+      if (value.find('\0') == std::string::npos) last_id = value;
+    }
+  }
+  return out;
+}
+
+TEST(SseParser, RandomStreamsMatchReference) {
+  const std::vector<std::string> pieces = {
+      "data:", "data: ", "data", "event: e",  "event:",   "id: 1",   "id:", "retry: 5",
+      ": c",   ":",      "x",    "{\"a\":1}", " ",        "\n",      "\r",  "\r\n",
+      "\n\n",  "\r\r",   "da",   "ta: y",     "foo: bar", "\r\n\r\n"};
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::string s;
+    const int n = 1 + static_cast<int>(rng() % 30);
+    for (int i = 0; i < n; ++i) s += pieces[rng() % pieces.size()];
+    const std::vector<OwnedEvent> want = reference_parse(s);
+    ASSERT_EQ(parse_whole(s).events, want) << "stream: " << s;
+    std::vector<std::string_view> chunks;
+    std::string_view rest = s;
+    while (!rest.empty()) {
+      const std::size_t k = std::min<std::size_t>(rest.size(), 1 + rng() % 8);
+      chunks.push_back(rest.substr(0, k));
+      rest.remove_prefix(k);
+    }
+    ASSERT_EQ(parse_chunks(chunks).events, want) << "stream: " << s;
+  }
+}
+
 TEST(SseParser, NoAllocationPerEventOnceWarm) {
   Parser parser;
   uint64_t seen = 0;
