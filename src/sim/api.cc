@@ -35,7 +35,8 @@ constexpr std::array<std::string_view, 64> kVocab = {
 std::string quote(std::string_view s) { return json(std::string(s)).dump(); }
 
 HttpError fail(ApiKind api, int status, std::string message) {
-  return HttpError{status, error_body(api, status, message)};
+  bool in_stream = api == ApiKind::tgi_stream && message.rfind("Input validation error", 0) == 0;
+  return HttpError{status, error_body(api, status, message), in_stream, message};
 }
 
 // Text of an OpenAI chat message "content": a string or an array of parts.

@@ -40,6 +40,10 @@ struct GenRequest {
 struct HttpError {
   int status = 400;
   std::string body;  // JSON
+  // TGI /generate_stream sends semantic validation errors after HTTP 200, in-stream:
+  // data:{"error":..,"error_type":"validation"} (JSON syntax errors stay HTTP 422).
+  bool in_stream = false;
+  std::string message;
 };
 
 // Parses and validates a generation request body for `api` (stream decides

@@ -77,6 +77,13 @@ std::string http_response(int status, std::string_view content_type, std::string
                      extra_headers, keep_alive ? "" : "connection: close\r\n", body);
 }
 
+constexpr std::string_view kTgiSseHeaders =
+    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
+    "x-accel-buffering: no\r\ntransfer-encoding: chunked\r\n\r\n";
+constexpr std::string_view kOpenAiSseHeaders =
+    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n"
+    "transfer-encoding: chunked\r\n\r\n";
+
 std::string chunk(std::string_view data) {
   return fmt::format("{:x}\r\n{}\r\n", data.size(), data);
 }
@@ -167,9 +174,14 @@ awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, Ap
   }
   auto parsed = parse_generate(api, req.body(), cfg);
   if (auto* e = std::get_if<HttpError>(&parsed)) {
-    tr.status = e->status;
+    tr.status = e->in_stream ? 200 : e->status;
     tr.error = "validation";
-    bool ok = co_await write_all(sock, http_response(e->status, "application/json", e->body, keep));
+    std::string out =
+        e->in_stream
+            ? std::string(kTgiSseHeaders) +
+                  chunk(Formatter::tgi_stream_error(e->message, "validation")) + "0\r\n\r\n"
+            : http_response(e->status, "application/json", e->body, keep);
+    bool ok = co_await write_all(sock, out);
     finish(tr);
     co_return ok && keep;
   }
@@ -210,11 +222,7 @@ awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, Ap
   engine->submit(SchedRequest{id, g.prompt_tokens, g.max_new_tokens, g.output_tokens}, stream);
   Item first = co_await stream->next();
   const bool tgi = is_tgi(api);
-  const std::string_view sse_headers =
-      tgi ? "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
-            "x-accel-buffering: no\r\ntransfer-encoding: chunked\r\n\r\n"
-          : "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n"
-            "transfer-encoding: chunked\r\n\r\n";
+  const std::string_view sse_headers = tgi ? kTgiSseHeaders : kOpenAiSseHeaders;
   if (first.verdict != Admission::accepted) {
     bool queue_full = first.verdict == Admission::queue_full;
     std::string error = queue_full ? "queue_full" : "overloaded";

@@ -227,6 +227,11 @@ TEST_F(SimServer, BadInputs) {
   Response nf2 = post("/v1/nope", "{}");
   EXPECT_EQ(nf2.status, 404);
   EXPECT_EQ(nf2.body, R"({"detail":"Not Found"})");
+  // TGI streams report semantic validation errors in-stream after HTTP 200.
+  Response sv = post("/generate_stream", R"({"inputs":"a","parameters":{"max_new_tokens":0}})");
+  EXPECT_EQ(sv.status, 200);
+  ASSERT_EQ(sse_data(sv.body).size(), 1u);
+  EXPECT_EQ(json::parse(sse_data(sv.body)[0])["error_type"], "validation");
   Conn g(port_);
   g.send("GET", "/generate");
   EXPECT_EQ(g.read().status, 405);
