@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# `make bench`: runs every benchmark program in the given build folder and
+# prints its figures. Benchmarks print numbers; they assert nothing.
+set -euo pipefail
+dir="${1:-build-release}"
+for b in "$dir"/*_bench; do
+  echo "== $(basename "$b") =="
+  "$b"
+  echo
+done
