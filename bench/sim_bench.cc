@@ -39,7 +39,8 @@ int main(int argc, char** argv) {
   Server server(c);
   uint16_t port = server.start();
 
-  std::string body = fmt::format(R"({{"inputs":"abcd","parameters":{{"max_new_tokens":{}}}}})", tokens);
+  std::string body =
+      fmt::format(R"({{"inputs":"abcd","parameters":{{"max_new_tokens":{}}}}})", tokens);
   std::string req = fmt::format(
       "POST /generate_stream HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
       "content-length: {}\r\n\r\n{}",
@@ -59,7 +60,8 @@ int main(int argc, char** argv) {
   std::atomic<int> completed{0};
   for (int r = 0; r < nreaders; ++r)
     readers.emplace_back([&, r] {
-      for (size_t i = static_cast<size_t>(r); i < conns.size(); i += static_cast<size_t>(nreaders)) {
+      for (size_t i = static_cast<size_t>(r); i < conns.size();
+           i += static_cast<size_t>(nreaders)) {
         auto resp = conns[i]->read();
         if (resp.complete) ++completed;
       }
@@ -68,6 +70,9 @@ int main(int argc, char** argv) {
   done = completed.load();
   double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
+  // A request's record lands just after its last bytes: give the server a moment.
+  for (int i = 0; i < 200 && server.trace().size() < static_cast<size_t>(streams); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   auto tr = server.trace();
   server.stop();
   std::vector<double> late_ms;
@@ -80,8 +85,10 @@ int main(int argc, char** argv) {
     return late_ms[std::min(late_ms.size() - 1, static_cast<size_t>(p / 100 * late_ms.size()))];
   };
   fmt::print(
-      "sim_bench: {} streams x {} tokens at {} tok/s, {} server thread(s): {} completed in {:.2f} s\n"
-      "token write lateness vs model schedule (ms): p50 {:.3f}  p90 {:.3f}  p99 {:.3f}  p99.9 {:.3f}  "
+      "sim_bench: {} streams x {} tokens at {} tok/s, {} server thread(s): {} completed in {:.2f} "
+      "s\n"
+      "token write lateness vs model schedule (ms): p50 {:.3f}  p90 {:.3f}  p99 {:.3f}  p99.9 "
+      "{:.3f}  "
       "max {:.3f}  ({} tokens)\n",
       streams, tokens, rate, threads, done, wall_s, pct(50), pct(90), pct(99), pct(99.9),
       late_ms.empty() ? 0.0 : late_ms.back(), late_ms.size());

@@ -96,8 +96,9 @@ awaitable<void> run_request(const RequestTemplate& tmpl, Channel& channel, std::
       const TimePoint phase_deadline =
           first_seen ? std::min(total_deadline, Clock::now() + to.idle) : first_deadline;
       std::string_view chunk;
-      auto r = co_await conn.read_body(phase_deadline, chunk);
-      const int64_t now_ns = ns_since(tmpl.run_start, Clock::now());
+      TimePoint arrived;
+      auto r = co_await conn.read_body(phase_deadline, chunk, arrived);
+      const int64_t now_ns = ns_since(tmpl.run_start, arrived);
       bool keep_going = true;
       if (!chunk.empty())
         keep_going = ok_status ? rec.on_body(chunk, now_ns) : rec.on_error_body(chunk);

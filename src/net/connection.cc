@@ -1,13 +1,12 @@
 #include "net/connection.h"
 
+#include <cstring>
 #include <fstream>
 #include <optional>
 
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl.hpp>
-#include <boost/beast/ssl.hpp>
 #include <fmt/format.h>
-#include <netinet/tcp.h>
 #include <openssl/ssl.h>
 
 #include "common/beast.h"
@@ -17,6 +16,7 @@ namespace sb::net {
 
 namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
+using boost::system::error_code;
 
 struct ClientContext::Impl {
   tcp::resolver::results_type endpoints;
@@ -27,7 +27,7 @@ ClientContext::ClientContext(const ClientOptions& options)
     : options_(options), impl_(std::make_unique<Impl>()) {
   asio::io_context io;
   tcp::resolver resolver(io);
-  boost::system::error_code ec;
+  error_code ec;
   impl_->endpoints = resolver.resolve(options.url.host, std::to_string(options.url.port), ec);
   if (ec)
     throw Error(fmt::format("cannot resolve host '{}': {}", options.url.host, ec.message()),
@@ -56,17 +56,15 @@ ClientContext::~ClientContext() = default;
 
 namespace {
 
-constexpr size_t kBodyBufferBytes = 16 * 1024;
-constexpr size_t kHeaderLimitBytes = 16 * 1024;
+constexpr size_t kReadBufferBytes = 16 * 1024;  // raw bytes from the socket; also the header limit
+constexpr size_t kBodyBufferBytes = 16 * 1024;  // decoded body bytes handed to the caller
 
-using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+using TlsStream = ssl::stream<tcp::socket>;
 
-NetResult from_error(const boost::system::error_code& ec, std::string_view during) {
+NetResult from_error(const error_code& ec, std::string_view during) {
   NetResult r;
   r.message = fmt::format("{}: {}", during, ec.message());
-  if (ec == beast::error::timeout) {
-    r.status = NetStatus::timeout;
-  } else if (ec == asio::error::connection_reset || ec == asio::error::broken_pipe) {
+  if (ec == asio::error::connection_reset || ec == asio::error::broken_pipe) {
     r.status = NetStatus::reset;
   } else if (ec == asio::error::eof || ec == http::error::end_of_stream ||
              ec == http::error::partial_message || ec == ssl::error::stream_truncated) {
@@ -84,112 +82,195 @@ NetResult from_error(const boost::system::error_code& ec, std::string_view durin
 
 }  // namespace
 
-struct Connection::Impl {
+// Shared with the deadline timer's handler, which may run after the Connection is gone.
+struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
+  Impl(asio::any_io_executor ex, const ClientContext& ctx) : executor(ex), context(ctx), timer(ex) {}
+
   asio::any_io_executor executor;
   const ClientContext& context;
-  std::optional<beast::tcp_stream> tcp;
+  std::optional<tcp::socket> tcp_socket;
   std::optional<TlsStream> tls;
-  beast::flat_buffer read_buffer{kHeaderLimitBytes + kBodyBufferBytes};
   std::optional<http::response_parser<http::buffer_body>> parser;
+  std::unique_ptr<char[]> read_buffer{new char[kReadBufferBytes]};
+  size_t read_begin = 0, read_end = 0;  // unparsed bytes in read_buffer
+  TimePoint read_at;                    // when those bytes arrived
   std::unique_ptr<char[]> body_buffer{new char[kBodyBufferBytes]};
   unsigned reuse = 0;
 
-  beast::tcp_stream& lowest() { return tls ? beast::get_lowest_layer(*tls) : *tcp; }
+  // Lazy deadline: `deadline` may move at will; the timer wakes at its own
+  // expiry, and only then compares with the current deadline.
+  asio::steady_timer timer;
+  TimePoint deadline = TimePoint::max();
+  TimePoint timer_expiry = TimePoint::max();
+  bool timer_armed = false;
+  bool timed_out = false;
+
+  tcp::socket& socket() { return tls ? tls->next_layer() : *tcp_socket; }
   bool open() const {
-    return tls ? beast::get_lowest_layer(*tls).socket().is_open() : (tcp && tcp->socket().is_open());
+    return tls ? tls->next_layer().is_open() : (tcp_socket && tcp_socket->is_open());
+  }
+
+  void set_deadline(TimePoint d) {
+    deadline = d;
+    timed_out = false;
+    if (timer_armed && timer_expiry <= d) return;  // will wake no later than needed
+    timer_expiry = d;
+    timer.expires_at(d);
+    timer_armed = true;
+    timer.async_wait([weak = weak_from_this()](const error_code& ec) {
+      auto self = weak.lock();
+      if (!self || ec == asio::error::operation_aborted) return;
+      self->on_timer();
+    });
+  }
+
+  void on_timer() {
+    timer_armed = false;
+    const TimePoint now = Clock::now();
+    if (deadline == TimePoint::max()) return;
+    if (now >= deadline) {
+      timed_out = true;
+      error_code ignored;
+      if (open()) socket().close(ignored);  // fails the pending operation
+      return;
+    }
+    set_deadline(deadline);  // moved later meanwhile: sleep again
+  }
+
+  void clear_deadline() { deadline = TimePoint::max(); }
+
+  NetResult fail(const error_code& ec, std::string_view during) {
+    NetResult r = timed_out ? NetResult{NetStatus::timeout, fmt::format("{}: timed out", during)}
+                            : from_error(ec, during);
+    close();
+    return r;
+  }
+
+  void close() {
+    error_code ignored;
+    if (open()) {
+      socket().shutdown(tcp::socket::shutdown_both, ignored);
+      socket().close(ignored);
+    }
+    tls.reset();
+    tcp_socket.reset();
+    parser.reset();
+    read_begin = read_end = 0;
+    reuse = 0;
+    clear_deadline();
+    if (timer_armed) {
+      timer.cancel();  // a closed connection keeps no timer (nor its event loop) alive
+      timer_armed = false;
+    }
+  }
+
+  awaitable<error_code> read_some() {
+    if (read_begin > 0 && read_begin == read_end) read_begin = read_end = 0;
+    if (read_begin > 0 && read_end == kReadBufferBytes) {  // compact
+      std::memmove(read_buffer.get(), read_buffer.get() + read_begin, read_end - read_begin);
+      read_end -= read_begin;
+      read_begin = 0;
+    }
+    if (read_end == kReadBufferBytes) co_return http::error::header_limit;
+    auto buf = asio::buffer(read_buffer.get() + read_end, kReadBufferBytes - read_end);
+    error_code ec;
+    size_t n;
+    if (tls)
+      n = co_await tls->async_read_some(buf, asio::redirect_error(use_awaitable, ec));
+    else
+      n = co_await tcp_socket->async_read_some(buf, asio::redirect_error(use_awaitable, ec));
+    read_at = Clock::now();
+    read_end += n;
+    co_return ec;
   }
 };
 
 Connection::Connection(asio::any_io_executor executor, const ClientContext& context)
-    : impl_(new Impl{executor, context}) {}
+    : impl_(std::make_shared<Impl>(executor, context)) {}
 
-Connection::~Connection() = default;
+Connection::~Connection() {
+  if (impl_) {
+    impl_->close();
+    impl_->timer.cancel();
+  }
+}
 
 bool Connection::is_open() const { return impl_->open(); }
 unsigned Connection::reuse_count() const { return impl_->reuse; }
-
-void Connection::close() {
-  auto& m = *impl_;
-  if (m.tls || m.tcp) {
-    boost::system::error_code ignored;
-    m.lowest().socket().shutdown(tcp::socket::shutdown_both, ignored);
-    m.lowest().socket().close(ignored);
-  }
-  m.tls.reset();
-  m.tcp.reset();
-  m.parser.reset();
-  m.read_buffer.clear();
-  m.reuse = 0;
-}
+void Connection::close() { impl_->close(); }
 
 awaitable<NetResult> Connection::connect(TimePoint deadline) {
   auto& m = *impl_;
-  close();
+  m.close();
   const auto& cimpl = m.context.impl();
-  beast::tcp_stream stream(m.executor);
-  stream.expires_at(deadline);
-  boost::system::error_code ec;
-  co_await stream.async_connect(cimpl.endpoints, asio::redirect_error(use_awaitable, ec));
+  m.tcp_socket.emplace(m.executor);
+  m.set_deadline(deadline);
+  error_code ec;
+  co_await asio::async_connect(*m.tcp_socket, cimpl.endpoints,
+                               asio::redirect_error(use_awaitable, ec));
   if (ec) {
-    NetResult r = from_error(ec, "connect");
+    NetResult r = m.fail(ec, "connect");
     if (r.status != NetStatus::timeout) r.status = NetStatus::connect_failed;
     co_return r;
   }
-  stream.socket().set_option(tcp::no_delay(true), ec);
+  m.tcp_socket->set_option(tcp::no_delay(true), ec);
   if (!cimpl.tls) {
-    m.tcp.emplace(std::move(stream));
+    m.clear_deadline();
     co_return NetResult{};
   }
   // TLS: SNI, then certificate and host name verification (unless --insecure).
-  m.tls.emplace(std::move(stream), const_cast<ssl::context&>(*cimpl.tls));
+  m.tls.emplace(std::move(*m.tcp_socket), const_cast<ssl::context&>(*cimpl.tls));
+  m.tcp_socket.reset();
   const auto& url = m.context.options().url;
   SSL_set_tlsext_host_name(m.tls->native_handle(), url.host.c_str());
   if (!m.context.options().insecure)
     m.tls->set_verify_callback(ssl::host_name_verification(url.host));
-  beast::get_lowest_layer(*m.tls).expires_at(deadline);
   co_await m.tls->async_handshake(ssl::stream_base::client, asio::redirect_error(use_awaitable, ec));
   if (ec) {
-    NetResult r = from_error(ec, "TLS handshake");
+    NetResult r = m.fail(ec, "TLS handshake");
     if (r.status != NetStatus::timeout) r.status = NetStatus::connect_failed;
-    close();
     co_return r;
   }
+  m.clear_deadline();
   co_return NetResult{};
 }
 
 awaitable<NetResult> Connection::write(std::string_view bytes, TimePoint deadline) {
   auto& m = *impl_;
-  m.lowest().expires_at(deadline);
-  boost::system::error_code ec;
+  m.set_deadline(deadline);
+  error_code ec;
   auto buffer = asio::buffer(bytes.data(), bytes.size());
   if (m.tls)
     co_await asio::async_write(*m.tls, buffer, asio::redirect_error(use_awaitable, ec));
   else
-    co_await asio::async_write(*m.tcp, buffer, asio::redirect_error(use_awaitable, ec));
-  if (ec) {
-    close();
-    co_return from_error(ec, "write");
-  }
+    co_await asio::async_write(*m.tcp_socket, buffer, asio::redirect_error(use_awaitable, ec));
+  if (ec) co_return m.fail(ec, "write");
+  m.clear_deadline();
   co_return NetResult{};
 }
 
 awaitable<NetResult> Connection::read_header(TimePoint deadline) {
   auto& m = *impl_;
   m.parser.emplace();
-  m.parser->header_limit(kHeaderLimitBytes);
+  m.parser->eager(false);  // stop after the header; the body goes through read_body
   m.parser->body_limit(m.context.options().max_response_bytes);
-  m.lowest().expires_at(deadline);
-  boost::system::error_code ec;
-  if (m.tls)
-    co_await http::async_read_header(*m.tls, m.read_buffer, *m.parser,
-                                     asio::redirect_error(use_awaitable, ec));
-  else
-    co_await http::async_read_header(*m.tcp, m.read_buffer, *m.parser,
-                                     asio::redirect_error(use_awaitable, ec));
-  if (ec) {
-    close();
-    co_return from_error(ec, "reading the response header");
+  m.set_deadline(deadline);
+  for (;;) {
+    error_code ec;
+    if (m.read_end > m.read_begin) {
+      const size_t used = m.parser->put(
+          asio::buffer(m.read_buffer.get() + m.read_begin, m.read_end - m.read_begin), ec);
+      m.read_begin += used;
+      if (m.parser->is_header_done()) break;
+      if (ec && ec != http::error::need_more) co_return m.fail(ec, "reading the response header");
+    }
+    ec = co_await m.read_some();
+    if (ec == asio::error::eof && m.read_end == m.read_begin) {
+      co_return m.fail(http::error::end_of_stream, "reading the response header");
+    }
+    if (ec) co_return m.fail(ec, "reading the response header");
   }
+  m.clear_deadline();
   co_return NetResult{};
 }
 
@@ -203,30 +284,53 @@ std::string Connection::content_type() const {
   return it == impl_->parser->get().end() ? std::string() : std::string(it->value());
 }
 
-awaitable<NetResult> Connection::read_body(TimePoint deadline, std::string_view& chunk) {
+awaitable<NetResult> Connection::read_body(TimePoint deadline, std::string_view& chunk,
+                                           TimePoint& arrived) {
   auto& m = *impl_;
   chunk = {};
+  arrived = m.read_at;
   if (!m.parser || m.parser->is_done()) co_return NetResult{};
   auto& body = m.parser->get().body();
   body.data = m.body_buffer.get();
   body.size = kBodyBufferBytes;
-  m.lowest().expires_at(deadline);
-  boost::system::error_code ec;
-  if (m.tls)
-    co_await http::async_read_some(*m.tls, m.read_buffer, *m.parser,
-                                   asio::redirect_error(use_awaitable, ec));
-  else
-    co_await http::async_read_some(*m.tcp, m.read_buffer, *m.parser,
-                                   asio::redirect_error(use_awaitable, ec));
-  if (ec == http::error::need_buffer) ec = {};
-  const size_t got = kBodyBufferBytes - body.size;
-  chunk = std::string_view(m.body_buffer.get(), got);
-  if (ec) {
-    close();
-    co_return from_error(ec, "reading the response body");
+  m.parser->eager(true);
+  bool waited = false;
+  for (;;) {
+    error_code ec;
+    if (m.read_end > m.read_begin) {
+      const size_t used = m.parser->put(
+          asio::buffer(m.read_buffer.get() + m.read_begin, m.read_end - m.read_begin), ec);
+      m.read_begin += used;
+      if (ec == http::error::need_buffer) ec = {};
+      if (ec && ec != http::error::need_more) co_return m.fail(ec, "reading the response body");
+    }
+    const size_t got = kBodyBufferBytes - body.size;
+    if (got > 0 || m.parser->is_done()) {
+      chunk = std::string_view(m.body_buffer.get(), got);
+      arrived = m.read_at;
+      if (waited) m.clear_deadline();
+      if (m.parser->is_done()) ++m.reuse;
+      co_return NetResult{};
+    }
+    if (!waited) {
+      m.set_deadline(deadline);
+      waited = true;
+    }
+    ec = co_await m.read_some();
+    if (ec == asio::error::eof || ec == ssl::error::stream_truncated) {
+      // A body delimited by the connection's end completes here; any other is cut short.
+      error_code eof_ec;
+      m.parser->put_eof(eof_ec);
+      if (!eof_ec && m.parser->is_done()) {
+        chunk = {};
+        arrived = m.read_at;
+        m.clear_deadline();
+        co_return NetResult{};
+      }
+      co_return m.fail(http::error::partial_message, "reading the response body");
+    }
+    if (ec) co_return m.fail(ec, "reading the response body");
   }
-  if (m.parser->is_done()) ++m.reuse;
-  co_return NetResult{};
 }
 
 bool Connection::body_done() const { return !impl_->parser || impl_->parser->is_done(); }
@@ -237,14 +341,16 @@ bool Connection::keep_alive() const {
 
 NetResult probe_connect(const ClientContext& context, Nanos timeout) {
   asio::io_context io;
-  Connection connection(io.get_executor(), context);
   NetResult result{NetStatus::connect_failed, "connect: not attempted"};
-  asio::co_spawn(io, connection.connect(Clock::now() + timeout),
-                 [&](std::exception_ptr e, NetResult r) {
-                   if (!e) result = std::move(r);
-                 });
-  io.run();
-  connection.close();
+  {
+    Connection connection(io.get_executor(), context);
+    asio::co_spawn(io, connection.connect(Clock::now() + timeout),
+                   [&](std::exception_ptr e, NetResult r) {
+                     if (!e) result = std::move(r);
+                     connection.close();
+                   });
+    io.run();
+  }
   return result;
 }
 

@@ -3,7 +3,10 @@
 // coroutines on its worker's event loop. Beast stays inside connection.cc.
 //
 // Every operation takes an absolute deadline; an operation that passes it fails
-// with NetStatus::timeout and closes the connection. Requests are serialised
+// with NetStatus::timeout and closes the connection. One timer per connection
+// enforces deadlines lazily: moving a deadline later costs no timer operation.
+// Bytes are read from the socket by us (one read = one arrival timestamp) and
+// parsed by Beast's HTTP/1.1 parser (status, headers, chunked or sized body). Requests are serialised
 // by the caller (raw bytes); the response is read header first, then the
 // decoded body (chunked or sized) piece by piece, as it arrives.
 #include <cstddef>
@@ -75,8 +78,9 @@ class Connection {
   int status() const;
   std::string content_type() const;
   // Reads the next piece of the decoded body; `chunk` views an internal buffer
-  // valid until the next call. After the last piece body_done() is true.
-  awaitable<NetResult> read_body(TimePoint deadline, std::string_view& chunk);
+  // valid until the next call, `arrived` is when its bytes were read from the
+  // socket. After the last piece body_done() is true.
+  awaitable<NetResult> read_body(TimePoint deadline, std::string_view& chunk, TimePoint& arrived);
   bool body_done() const;
   // After body_done(): whether the connection may carry another request.
   bool keep_alive() const;
@@ -84,7 +88,7 @@ class Connection {
 
  private:
   struct Impl;
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<Impl> impl_;  // shared with the deadline timer's handler
 };
 
 // Opens and closes one connection (TCP, and TLS when https): tells before a run

@@ -32,7 +32,9 @@ constexpr std::array<std::string_view, 64> kVocab = {
     " red", " big", " top", " run", " set", " sat", " map", " key", " log", " box", " cup",
     " pen", " air", " arm", " art", " ask", " bag", " bed", " bit", " car"};
 
-std::string quote(std::string_view s) { return json(std::string(s)).dump(); }
+std::string quote(std::string_view s) {
+  return json(std::string(s)).dump();
+}
 
 HttpError fail(ApiKind api, int status, std::string message) {
   bool in_stream = api == ApiKind::tgi_stream && message.rfind("Input validation error", 0) == 0;
@@ -69,10 +71,14 @@ int64_t eos_length(uint64_t text_seed, int64_t max_new, double p) {
 
 std::string_view to_string(ApiKind a) {
   switch (a) {
-    case ApiKind::tgi_generate: return "tgi_generate";
-    case ApiKind::tgi_stream: return "tgi_generate_stream";
-    case ApiKind::completions: return "completions";
-    case ApiKind::chat: return "chat";
+    case ApiKind::tgi_generate:
+      return "tgi_generate";
+    case ApiKind::tgi_stream:
+      return "tgi_generate_stream";
+    case ApiKind::completions:
+      return "completions";
+    case ApiKind::chat:
+      return "chat";
   }
   return "?";
 }
@@ -80,34 +86,48 @@ std::string_view to_string(ApiKind a) {
 std::string_view tgi_error_type(int status) {
   switch (status) {
     case 429:
-    case 503: return "overloaded";
+    case 503:
+      return "overloaded";
     case 400:
     case 413:
-    case 422: return "validation";
-    case 408: return "timeout";
-    case 424: return "generation";
-    default: return "generation";
+    case 422:
+      return "validation";
+    case 408:
+      return "timeout";
+    case 424:
+      return "generation";
+    default:
+      return "generation";
   }
 }
 
 namespace {
 std::string_view openai_error_type(int status) {
   switch (status) {
-    case 400: return "BadRequestError";
-    case 404: return "NotFoundError";
-    case 408: return "RequestTimeoutError";
-    case 413: return "RequestEntityTooLargeError";
-    case 422: return "UnprocessableEntityError";
-    case 429: return "TooManyRequestsError";
-    case 503: return "ServiceUnavailableError";
-    default: return "InternalServerError";
+    case 400:
+      return "BadRequestError";
+    case 404:
+      return "NotFoundError";
+    case 408:
+      return "RequestTimeoutError";
+    case 413:
+      return "RequestEntityTooLargeError";
+    case 422:
+      return "UnprocessableEntityError";
+    case 429:
+      return "TooManyRequestsError";
+    case 503:
+      return "ServiceUnavailableError";
+    default:
+      return "InternalServerError";
   }
 }
 }  // namespace
 
 std::string error_body(ApiKind api, int status, std::string_view message) {
   if (is_tgi(api))
-    return fmt::format(R"({{"error":{},"error_type":"{}"}})", quote(message), tgi_error_type(status));
+    return fmt::format(R"({{"error":{},"error_type":"{}"}})", quote(message),
+                       tgi_error_type(status));
   return fmt::format(R"({{"object":"error","message":{},"type":"{}","param":null,"code":{}}})",
                      quote(message), openai_error_type(status), status);
 }
@@ -151,8 +171,9 @@ std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view
     r.stream = api == ApiKind::tgi_stream;
     auto in = j.find("inputs");
     if (in == j.end())
-      return fail(api, 422,
-                  "Failed to deserialize the JSON body into the target type: missing field `inputs`");
+      return fail(
+          api, 422,
+          "Failed to deserialize the JSON body into the target type: missing field `inputs`");
     if (!in->is_string())
       return fail(api, 422,
                   "Failed to deserialize the JSON body into the target type: inputs: invalid type: "
@@ -175,18 +196,21 @@ std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view
                       "parameters.max_new_tokens: invalid type: expected u32");
         max_new = m->get<int64_t>();
         if (*max_new == 0)
-          return fail(api, 422, "Input validation error: `max_new_tokens` must be strictly positive");
+          return fail(api, 422,
+                      "Input validation error: `max_new_tokens` must be strictly positive");
       }
       if (auto d = p.find("details"); d != p.end() && !d->is_null()) {
         if (!d->is_boolean())
-          return fail(api, 422,
-                      "Failed to deserialize the JSON body into the target type: parameters.details: "
-                      "invalid type: expected a boolean");
+          return fail(
+              api, 422,
+              "Failed to deserialize the JSON body into the target type: parameters.details: "
+              "invalid type: expected a boolean");
         r.details = d->get<bool>();
       }
       if (auto s = p.find("seed"); s != p.end() && s->is_number_integer())
         r.seed = s->get<uint64_t>();
-      if (auto e = p.find("ignore_eos"); e != p.end() && e->is_boolean()) r.ignore_eos = e->get<bool>();
+      if (auto e = p.find("ignore_eos"); e != p.end() && e->is_boolean())
+        r.ignore_eos = e->get<bool>();
     }
     if (r.prompt_tokens > cfg.max_input_tokens)
       return fail(api, 422,
@@ -213,7 +237,8 @@ std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view
         auto c = m.find("content");
         std::optional<std::string> text = c == m.end() ? std::string() : content_text(*c);
         if (!text) return fail(api, 400, "messages.content: Input should be a valid string");
-        r.prompt_tokens += count_text_tokens(*text, cfg.chars_per_token) + cfg.chat_tokens_per_message;
+        r.prompt_tokens +=
+            count_text_tokens(*text, cfg.chars_per_token) + cfg.chat_tokens_per_message;
         prompt_hash_src += *text;
         prompt_hash_src += '\n';
       }
@@ -225,7 +250,8 @@ std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view
         r.prompt_tokens = count_text_tokens(prompt_hash_src, cfg.chars_per_token);
       } else if (p->is_array() && !p->empty() && (*p)[0].is_number_integer()) {
         for (const auto& t : *p) {
-          if (!t.is_number_integer()) return fail(api, 400, "prompt: Input should be a valid integer");
+          if (!t.is_number_integer())
+            return fail(api, 400, "prompt: Input should be a valid integer");
           prompt_hash_src += std::to_string(t.get<int64_t>()) + ",";
         }
         r.prompt_tokens = static_cast<int64_t>(p->size());
@@ -233,9 +259,10 @@ std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view
         prompt_hash_src = (*p)[0].get<std::string>();
         r.prompt_tokens = count_text_tokens(prompt_hash_src, cfg.chars_per_token);
       } else {
-        return fail(api, 400,
-                    "prompt: Input should be a valid string, a list of token ids or a list with one "
-                    "string");
+        return fail(
+            api, 400,
+            "prompt: Input should be a valid string, a list of token ids or a list with one "
+            "string");
       }
       if (r.prompt_tokens == 0) return fail(api, 400, "Prompt cannot be empty");
     }
@@ -245,7 +272,8 @@ std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view
       if (!m->is_number_integer())
         return fail(api, 400, fmt::format("{}: Input should be a valid integer", key));
       if (m->get<int64_t>() < 1)
-        return fail(api, 400, fmt::format("{} must be at least 1, got {}.", key, m->get<int64_t>()));
+        return fail(api, 400,
+                    fmt::format("{} must be at least 1, got {}.", key, m->get<int64_t>()));
       max_new = m->get<int64_t>();
       break;
     }
@@ -256,20 +284,23 @@ std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view
     if (auto so = j.find("stream_options"); so != j.end() && so->is_object()) {
       if (auto u = so->find("include_usage"); u != so->end() && u->is_boolean())
         r.include_usage = u->get<bool>();
-      if (!r.stream) return fail(api, 400, "Stream options can only be defined when `stream=True`.");
+      if (!r.stream)
+        return fail(api, 400, "Stream options can only be defined when `stream=True`.");
     }
-    if (auto e = j.find("ignore_eos"); e != j.end() && e->is_boolean()) r.ignore_eos = e->get<bool>();
-    if (auto s = j.find("seed"); s != j.end() && s->is_number_integer()) r.seed = s->get<uint64_t>();
+    if (auto e = j.find("ignore_eos"); e != j.end() && e->is_boolean())
+      r.ignore_eos = e->get<bool>();
+    if (auto s = j.find("seed"); s != j.end() && s->is_number_integer())
+      r.seed = s->get<uint64_t>();
     if (!max_new)
       max_new = chat ? std::max<int64_t>(1, cfg.max_total_tokens - r.prompt_tokens)
                      : cfg.default_max_tokens_completions;
     if (r.prompt_tokens > cfg.max_input_tokens || r.prompt_tokens + *max_new > cfg.max_total_tokens)
-      return fail(api, 400,
-                  fmt::format("This model's maximum context length is {} tokens. However, you "
-                              "requested {} tokens ({} in the messages, {} in the completion). "
-                              "Please reduce the length of the messages or completion.",
-                              cfg.max_total_tokens, r.prompt_tokens + *max_new, r.prompt_tokens,
-                              *max_new));
+      return fail(
+          api, 400,
+          fmt::format("This model's maximum context length is {} tokens. However, you "
+                      "requested {} tokens ({} in the messages, {} in the completion). "
+                      "Please reduce the length of the messages or completion.",
+                      cfg.max_total_tokens, r.prompt_tokens + *max_new, r.prompt_tokens, *max_new));
   }
   r.max_new_tokens = *max_new;
   r.text_seed = mix64(cfg.seed ^ hash_text(prompt_hash_src) ^ mix64(r.seed.value_or(0)));
@@ -308,14 +339,14 @@ std::string Formatter::token_event(int64_t index, bool last) {
           index, t.id, t.text, t.logprob);
       if (!last) return head + "\"generated_text\":null,\"details\":null}\n\n";
       std::string details =
-          req_.details
-              ? fmt::format(
-                    "{{\"finish_reason\":\"{}\",\"generated_tokens\":{},\"seed\":{},"
-                    "\"input_length\":{}}}",
-                    finish_reason(), index, req_.seed ? std::to_string(*req_.seed) : "null",
-                    req_.prompt_tokens)
-              : "null";
-      return fmt::format("{}\"generated_text\":{},\"details\":{}}}\n\n", head, quote(text_), details);
+          req_.details ? fmt::format(
+                             "{{\"finish_reason\":\"{}\",\"generated_tokens\":{},\"seed\":{},"
+                             "\"input_length\":{}}}",
+                             finish_reason(), index,
+                             req_.seed ? std::to_string(*req_.seed) : "null", req_.prompt_tokens)
+                       : "null";
+      return fmt::format("{}\"generated_text\":{},\"details\":{}}}\n\n", head, quote(text_),
+                         details);
     }
     case ApiKind::completions:
       return fmt::format(
@@ -343,7 +374,8 @@ std::string Formatter::stream_end() const {
         "data: {{\"id\":\"{}\",\"object\":\"{}\",\"created\":{},\"model\":{},\"choices\":[],"
         "\"usage\":{{\"prompt_tokens\":{},\"total_tokens\":{},\"completion_tokens\":{}}}}}\n\n",
         id_, req_.api == ApiKind::chat ? "chat.completion.chunk" : "text_completion", created_,
-        model_json_, req_.prompt_tokens, req_.prompt_tokens + req_.output_tokens, req_.output_tokens);
+        model_json_, req_.prompt_tokens, req_.prompt_tokens + req_.output_tokens,
+        req_.output_tokens);
   }
   out += "data: [DONE]\n\n";
   return out;
@@ -358,9 +390,9 @@ std::string Formatter::full_response() const {
   std::string text;
   text.reserve(static_cast<size_t>(n) * 4);
   for (int64_t i = 1; i <= n; ++i) text.append(token_at(req_.text_seed, i).text);
-  std::string usage = fmt::format(
-      "{{\"prompt_tokens\":{},\"total_tokens\":{},\"completion_tokens\":{}}}", req_.prompt_tokens,
-      req_.prompt_tokens + n, n);
+  std::string usage =
+      fmt::format("{{\"prompt_tokens\":{},\"total_tokens\":{},\"completion_tokens\":{}}}",
+                  req_.prompt_tokens, req_.prompt_tokens + n, n);
   switch (req_.api) {
     case ApiKind::tgi_generate:
     case ApiKind::tgi_stream: {

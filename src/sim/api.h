@@ -20,18 +20,21 @@
 namespace sb::sim {
 
 enum class ApiKind { tgi_generate, tgi_stream, completions, chat };
-std::string_view to_string(ApiKind a);  // "tgi_generate", "tgi_generate_stream", "completions", "chat"
-inline bool is_tgi(ApiKind a) { return a == ApiKind::tgi_generate || a == ApiKind::tgi_stream; }
+std::string_view to_string(
+    ApiKind a);  // "tgi_generate", "tgi_generate_stream", "completions", "chat"
+inline bool is_tgi(ApiKind a) {
+  return a == ApiKind::tgi_generate || a == ApiKind::tgi_stream;
+}
 
 struct GenRequest {
   ApiKind api = ApiKind::tgi_generate;
   bool stream = false;
-  std::string model;             // echoed in OpenAI responses
+  std::string model;  // echoed in OpenAI responses
   int64_t prompt_tokens = 0;
   int64_t max_new_tokens = 0;
-  int64_t output_tokens = 0;     // what will be generated (EOS may stop before max)
-  bool details = false;          // TGI parameters.details
-  bool include_usage = false;    // OpenAI stream_options.include_usage
+  int64_t output_tokens = 0;   // what will be generated (EOS may stop before max)
+  bool details = false;        // TGI parameters.details
+  bool include_usage = false;  // OpenAI stream_options.include_usage
   bool ignore_eos = false;
   std::optional<uint64_t> seed;  // TGI parameters.seed / OpenAI seed
   uint64_t text_seed = 0;        // selects the output words

@@ -11,9 +11,12 @@ namespace sb::sim {
 
 std::string_view to_string(BatchPolicy p) {
   switch (p) {
-    case BatchPolicy::none: return "none";
-    case BatchPolicy::static_batch: return "static";
-    case BatchPolicy::continuous: return "continuous";
+    case BatchPolicy::none:
+      return "none";
+    case BatchPolicy::static_batch:
+      return "static";
+    case BatchPolicy::continuous:
+      return "continuous";
   }
   return "?";
 }
@@ -22,10 +25,13 @@ BatchPolicy batch_policy_from_string(std::string_view s) {
   if (s == "none") return BatchPolicy::none;
   if (s == "static") return BatchPolicy::static_batch;
   if (s == "continuous") return BatchPolicy::continuous;
-  throw usage_error(fmt::format("batching: unknown policy '{}' (use none, static or continuous)", s));
+  throw usage_error(
+      fmt::format("batching: unknown policy '{}' (use none, static or continuous)", s));
 }
 
-std::string_view to_string(KvFullAction a) { return a == KvFullAction::queue ? "queue" : "reject"; }
+std::string_view to_string(KvFullAction a) {
+  return a == KvFullAction::queue ? "queue" : "reject";
+}
 
 KvFullAction kv_full_action_from_string(std::string_view s) {
   if (s == "queue") return KvFullAction::queue;
@@ -45,8 +51,8 @@ std::vector<FaultRate> parse_fault_rates(std::string_view spec) {
       throw usage_error(fmt::format("fault-rate: '{}' is not KIND=RATE (e.g. 503=0.01)", item));
     std::string kind(item.substr(0, eq));
     std::string value(item.substr(eq + 1));
-    static const char* kKinds[] = {"400", "408", "422", "424", "429", "500", "503",
-                                   "reset", "disconnect", "stall", "malformed"};
+    static const char* kKinds[] = {"400", "408",   "422",        "424",   "429",      "500",
+                                   "503", "reset", "disconnect", "stall", "malformed"};
     bool known = false;
     for (const char* k : kKinds) known = known || kind == k;
     if (!known)
@@ -57,8 +63,8 @@ std::vector<FaultRate> parse_fault_rates(std::string_view spec) {
     char* end = nullptr;
     double rate = std::strtod(value.c_str(), &end);
     if (value.empty() || *end != '\0' || !(rate >= 0 && rate <= 1))
-      throw usage_error(fmt::format("fault-rate: rate '{}' for {} must be a number in [0, 1]",
-                                    value, kind));
+      throw usage_error(
+          fmt::format("fault-rate: rate '{}' for {} must be a number in [0, 1]", value, kind));
     out.push_back({kind, rate});
   }
   return out;
@@ -74,10 +80,10 @@ SimConfig preset_config(std::string_view name) {
     // HF transformers generate(), eager PyTorch, one request at a time.
     c.batching = BatchPolicy::none;
     c.max_batch_size = 1;
-    c.step_overhead_ms = 8.0;       // eager kernels + Python per token
-    c.prefill_overhead_ms = 5.0;    // tokenizer + generate() setup
-    c.queue_limit = 0;              // the HTTP server just queues
-    c.max_input_tokens = 4095;      // Llama-2 context 4096
+    c.step_overhead_ms = 8.0;     // eager kernels + Python per token
+    c.prefill_overhead_ms = 5.0;  // tokenizer + generate() setup
+    c.queue_limit = 0;            // the HTTP server just queues
+    c.max_input_tokens = 4095;    // Llama-2 context 4096
     c.max_total_tokens = 4096;
     c.overhead_ms = 1.0;
     if (name == "fastapi") {
@@ -103,11 +109,13 @@ SimConfig preset_config(std::string_view name) {
     c.max_total_tokens = 200'000;
     return c;
   }
-  throw usage_error(fmt::format("preset: unknown preset '{}' (use pytorch, fastapi, tgi or instant)",
-                                name));
+  throw usage_error(
+      fmt::format("preset: unknown preset '{}' (use pytorch, fastapi, tgi or instant)", name));
 }
 
-std::vector<std::string> preset_names() { return {"pytorch", "fastapi", "tgi", "instant"}; }
+std::vector<std::string> preset_names() {
+  return {"pytorch", "fastapi", "tgi", "instant"};
+}
 
 void validate(const SimConfig& c) {
   auto bad = [](std::string_view field, std::string_view why) {
@@ -120,13 +128,17 @@ void validate(const SimConfig& c) {
   if (c.overhead_ms < 0 || c.step_overhead_ms < 0 || c.prefill_overhead_ms < 0 ||
       c.decode_step_ms < 0 || c.prefill_ms_per_token < 0 || c.batch_window_ms < 0)
     bad("durations", "must be >= 0");
-  if (!(c.gpu_bandwidth_bytes_per_s > 0) || !(c.gpu_flops > 0)) bad("gpu", "bandwidth and FLOP/s must be > 0");
-  if (!(c.bandwidth_efficiency > 0 && c.bandwidth_efficiency <= 1)) bad("bandwidth-efficiency", "must be in (0, 1]");
+  if (!(c.gpu_bandwidth_bytes_per_s > 0) || !(c.gpu_flops > 0))
+    bad("gpu", "bandwidth and FLOP/s must be > 0");
+  if (!(c.bandwidth_efficiency > 0 && c.bandwidth_efficiency <= 1))
+    bad("bandwidth-efficiency", "must be in (0, 1]");
   if (!(c.mfu > 0 && c.mfu <= 1)) bad("mfu", "must be in (0, 1]");
   if (c.max_input_tokens < 1) bad("max-input-tokens", "must be >= 1");
-  if (c.max_total_tokens <= c.max_input_tokens) bad("max-total-tokens", "must be > max-input-tokens");
+  if (c.max_total_tokens <= c.max_input_tokens)
+    bad("max-total-tokens", "must be > max-input-tokens");
   if (c.chars_per_token < 1) bad("chars-per-token", "must be >= 1");
-  if (!(c.eos_probability >= 0 && c.eos_probability < 1)) bad("eos-probability", "must be in [0, 1)");
+  if (!(c.eos_probability >= 0 && c.eos_probability < 1))
+    bad("eos-probability", "must be in [0, 1)");
   if (c.max_body_bytes < 16) bad("max-body-bytes", "must be >= 16");
   if (c.kv_capacity_tokens < 0) bad("kv-capacity-tokens", "must be >= 0 (0: derived)");
 }

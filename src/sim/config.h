@@ -39,35 +39,35 @@ struct SimConfig {
   std::string preset = "tgi";
   double time_scale = 1.0;  // multiplies every simulated duration (not fault delays)
   uint64_t seed = 42;
-  std::string trace_path;                  // JSONL ground truth per request; empty: none
-  bool trace_in_memory = true;             // keep records for Server::trace() (off for long CLI runs)
-  uint64_t max_body_bytes = 2'000'000;     // larger bodies get 413 (TGI's payload limit)
+  std::string trace_path;               // JSONL ground truth per request; empty: none
+  bool trace_in_memory = true;          // keep records for Server::trace() (off for long CLI runs)
+  uint64_t max_body_bytes = 2'000'000;  // larger bodies get 413 (TGI's payload limit)
   std::string model_name = "meta-llama/Llama-2-7b-chat-hf";
 
   // --- model (Llama-2-7B FP16) ---
   double model_params = 6.74e9;
   double bytes_per_param = 2.0;  // FP16
   int num_layers = 32;
-  int kv_dim = 4096;             // hidden size x (KV heads / attention heads)
+  int kv_dim = 4096;  // hidden size x (KV heads / attention heads)
   double kv_bytes_per_elem = 2.0;
 
   // --- GPU (A10G 24 GB) ---
   std::string gpu_name = "NVIDIA A10G";
   double gpu_memory_bytes = 23028.0 * 1048576.0;  // nvidia-smi total: 23028 MiB
   double gpu_bandwidth_bytes_per_s = 600e9;
-  double gpu_flops = 125e12;         // FP16 tensor-core peak
-  double bandwidth_efficiency = 0.8; // fraction of peak bandwidth a decode step achieves
-  double mfu = 0.5;                  // fraction of peak FLOP/s prefill achieves
-  double memory_reserve_bytes = 2e9; // CUDA context + activations, not available for KV
+  double gpu_flops = 125e12;          // FP16 tensor-core peak
+  double bandwidth_efficiency = 0.8;  // fraction of peak bandwidth a decode step achieves
+  double mfu = 0.5;                   // fraction of peak FLOP/s prefill achieves
+  double memory_reserve_bytes = 2e9;  // CUDA context + activations, not available for KV
   double gpu_idle_power_w = 60;
   double gpu_max_power_w = 300;
 
   // --- cost model overrides (0: derived from the numbers above) ---
-  double decode_step_ms = 0;       // weight-read time of one decode step
-  double prefill_ms_per_token = 0; // prefill compute per prompt token
-  double step_overhead_ms = 1.0;   // fixed per-step cost (kernel launches, sampling, Python)
-  double prefill_overhead_ms = 0;  // fixed per-prefill cost
-  int64_t kv_capacity_tokens = 0;  // 0: (memory - weights - reserve) / KV bytes per token
+  double decode_step_ms = 0;        // weight-read time of one decode step
+  double prefill_ms_per_token = 0;  // prefill compute per prompt token
+  double step_overhead_ms = 1.0;    // fixed per-step cost (kernel launches, sampling, Python)
+  double prefill_overhead_ms = 0;   // fixed per-prefill cost
+  int64_t kv_capacity_tokens = 0;   // 0: (memory - weights - reserve) / KV bytes per token
 
   // --- scheduling policy and limits ---
   BatchPolicy batching = BatchPolicy::continuous;
@@ -78,11 +78,12 @@ struct SimConfig {
   double overhead_ms = 0.5;     // per-request HTTP/framework overhead before the queue
   bool serial_lock = false;     // overhead and engine steps share one lock (Python GIL)
   int max_input_tokens = 1024;  // TGI --max-input-length / prompt limit
-  int max_total_tokens = 2048;  // prompt + new tokens limit (TGI --max-total-tokens, vLLM max_model_len)
+  int max_total_tokens =
+      2048;  // prompt + new tokens limit (TGI --max-total-tokens, vLLM max_model_len)
 
   // --- text ---
-  int chars_per_token = 4;       // prompt tokens = ceil(bytes / chars_per_token)
-  int chat_tokens_per_message = 0;  // template tokens added per chat message
+  int chars_per_token = 4;                  // prompt tokens = ceil(bytes / chars_per_token)
+  int chat_tokens_per_message = 0;          // template tokens added per chat message
   int default_max_tokens_completions = 16;  // OpenAI completions default max_tokens
   double eos_probability = 0;  // per-token chance of EOS (after the first) unless ignore_eos
 

@@ -13,8 +13,9 @@ CostModel::CostModel(const SimConfig& c) : scale_(c.time_scale) {
   } else {
     double free_bytes = c.gpu_memory_bytes - weights_bytes_ - c.memory_reserve_bytes;
     kv_capacity_tokens_ =
-        kv_bytes_per_token_ > 0 ? std::max<int64_t>(0, static_cast<int64_t>(free_bytes / kv_bytes_per_token_))
-                                : INT64_MAX / 4;
+        kv_bytes_per_token_ > 0
+            ? std::max<int64_t>(0, static_cast<int64_t>(free_bytes / kv_bytes_per_token_))
+            : INT64_MAX / 4;
   }
   double bw = c.gpu_bandwidth_bytes_per_s * c.bandwidth_efficiency;
   weights_read_s_ = c.decode_step_ms > 0 ? c.decode_step_ms / 1e3 : weights_bytes_ / bw;

@@ -2,7 +2,8 @@
 // The simulator's cost model: how long prefill and a decode step take on the
 // configured GPU for the configured model (docs/simulator.md derives it).
 //   prefill(T)      = prefill_overhead + max(weights_read, T x prefill_per_token)
-//   decode_step(b,K)= step_overhead + max(weights_read + K x kv_read_per_token, b x compute_per_seq)
+//   decode_step(b,K)= step_overhead + max(weights_read + K x kv_read_per_token, b x
+//   compute_per_seq)
 // where weights_read = weights_bytes / (bandwidth x efficiency) (or decode_step_ms),
 // kv_read_per_token = kv_bytes_per_token / (bandwidth x efficiency),
 // compute_per_seq = prefill_per_token = 2 x params / (FLOP/s x MFU) (or prefill_ms_per_token).

@@ -2,9 +2,13 @@
 
 namespace sb::sim {
 
-Engine::Engine(const SimConfig& c) : timer_(ctx_), sched_(c) { stats_ = sched_.stats(); }
+Engine::Engine(const SimConfig& c) : timer_(ctx_), sched_(c) {
+  stats_ = sched_.stats();
+}
 
-Engine::~Engine() { stop(); }
+Engine::~Engine() {
+  stop();
+}
 
 void Engine::start() {
   if (thread_.joinable()) return;

@@ -20,7 +20,7 @@ namespace sb::sim {
 class EngineListener {
  public:
   virtual ~EngineListener() = default;
-  virtual void on_admission(Admission a) = 0;    // exactly once, first
+  virtual void on_admission(Admission a) = 0;      // exactly once, first
   virtual void on_event(const SchedEvent& e) = 0;  // admitted, then tokens; last token ends it
 };
 

@@ -53,11 +53,17 @@ Faults FaultDice::roll(int64_t output_tokens) {
   int64_t mid = std::max<int64_t>(0, output_tokens / 2);
   for (const auto& r : rates_) {
     if (u(rng_) >= r.rate) continue;
-    if (r.kind == "reset") f.reset_after = mid;
-    else if (r.kind == "disconnect") f.disconnect_after = mid;
-    else if (r.kind == "stall") { f.stall_ms = 2000; f.stall_after = mid; }
-    else if (r.kind == "malformed") f.malformed_after = mid;
-    else if (!f.status) f.status = std::stoi(r.kind);
+    if (r.kind == "reset")
+      f.reset_after = mid;
+    else if (r.kind == "disconnect")
+      f.disconnect_after = mid;
+    else if (r.kind == "stall") {
+      f.stall_ms = 2000;
+      f.stall_after = mid;
+    } else if (r.kind == "malformed")
+      f.malformed_after = mid;
+    else if (!f.status)
+      f.status = std::stoi(r.kind);
   }
   return f;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // Fault injection. Per request through the `x-sim-fault` header, comma-separated:
-//   status=CODE            answer CODE at once with the API's error body (429, 500, 503, 408, 422, ...)
-//   disconnect_after=N     after N tokens, close the connection (FIN) without the final event
+//   status=CODE            answer CODE at once with the API's error body (429, 500, 503, 408, 422,
+//   ...) disconnect_after=N     after N tokens, close the connection (FIN) without the final event
 //   reset_after=N          after N tokens, reset the connection (RST)
 //   stall_ms=N             pause the stream N ms (wall clock) after stall_after tokens (default 1)
 //   stall_after=N
@@ -23,7 +23,7 @@
 namespace sb::sim {
 
 struct Faults {
-  int status = 0;                         // 0: none
+  int status = 0;  // 0: none
   std::optional<int64_t> disconnect_after;
   std::optional<int64_t> reset_after;
   int64_t stall_ms = 0;

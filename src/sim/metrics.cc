@@ -38,7 +38,8 @@ SimMetrics::SimMetrics(const SimConfig& c) : cfg_(c), cost_(c) {
   tgi_duration_ = make({0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60});
   vllm_ttft_ = make({0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5,
                      5.0, 7.5, 10.0, 20.0, 40.0, 80.0});
-  vllm_e2e_ = make({0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0});
+  vllm_e2e_ =
+      make({0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0});
   start_ = last_scrape_ = Clock::now();
 }
 
@@ -61,8 +62,9 @@ std::string SimMetrics::render(const SchedStats& s, TimePoint now) {
   // GPU utilisation: the fraction of wall time the engine spent in steps since the last scrape.
   Nanos wall = now - last_scrape_;
   Nanos busy = s.busy_total - last_busy_;
-  double util = wall.count() > 0 ? std::clamp(static_cast<double>(busy.count()) / wall.count(), 0.0, 1.0)
-                                 : (s.busy ? 1.0 : 0.0);
+  double util = wall.count() > 0
+                    ? std::clamp(static_cast<double>(busy.count()) / wall.count(), 0.0, 1.0)
+                    : (s.busy ? 1.0 : 0.0);
   if (wall > std::chrono::milliseconds(100)) {
     last_scrape_ = now;
     last_busy_ = s.busy_total;
@@ -73,9 +75,9 @@ std::string SimMetrics::render(const SchedStats& s, TimePoint now) {
                   ? static_cast<double>(s.kv_capacity_tokens) * kv_bytes   // paged KV, preallocated
                   : static_cast<double>(s.resident_kv_tokens) * kv_bytes;  // grows with use
   fb_bytes = std::min(fb_bytes, cfg_.gpu_memory_bytes);
-  double kv_perc = s.kv_capacity_tokens > 0
-                       ? static_cast<double>(s.kv_used_tokens) / static_cast<double>(s.kv_capacity_tokens)
-                       : 0.0;
+  double kv_perc = s.kv_capacity_tokens > 0 ? static_cast<double>(s.kv_used_tokens) /
+                                                  static_cast<double>(s.kv_capacity_tokens)
+                                            : 0.0;
   std::string out;
   out.reserve(8192);
   std::string model = fmt::format("model_name=\"{}\"", cfg_.model_name);
@@ -118,12 +120,17 @@ std::string SimMetrics::render(const SchedStats& s, TimePoint now) {
       cfg_.gpu_name);
   out += "# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %).\n# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n";
   out += fmt::format("DCGM_FI_DEV_GPU_UTIL{{{}}} {}\n", gpu, std::lround(util * 100));
-  out += "# HELP DCGM_FI_DEV_FB_USED Framebuffer memory used (in MiB).\n# TYPE DCGM_FI_DEV_FB_USED gauge\n";
+  out +=
+      "# HELP DCGM_FI_DEV_FB_USED Framebuffer memory used (in MiB).\n# TYPE DCGM_FI_DEV_FB_USED "
+      "gauge\n";
   out += fmt::format("DCGM_FI_DEV_FB_USED{{{}}} {}\n", gpu, std::llround(fb_bytes / 1048576.0));
-  out += "# HELP DCGM_FI_DEV_POWER_USAGE Power draw (in W).\n# TYPE DCGM_FI_DEV_POWER_USAGE gauge\n";
+  out +=
+      "# HELP DCGM_FI_DEV_POWER_USAGE Power draw (in W).\n# TYPE DCGM_FI_DEV_POWER_USAGE gauge\n";
   out += fmt::format("DCGM_FI_DEV_POWER_USAGE{{{}}} {:.3f}\n", gpu,
                      cfg_.gpu_idle_power_w + (cfg_.gpu_max_power_w - cfg_.gpu_idle_power_w) * util);
-  out += "# HELP DCGM_FI_DEV_MEM_COPY_UTIL Memory utilization (in %).\n# TYPE DCGM_FI_DEV_MEM_COPY_UTIL gauge\n";
+  out +=
+      "# HELP DCGM_FI_DEV_MEM_COPY_UTIL Memory utilization (in %).\n# TYPE "
+      "DCGM_FI_DEV_MEM_COPY_UTIL gauge\n";
   out += fmt::format("DCGM_FI_DEV_MEM_COPY_UTIL{{{}}} {}\n", gpu,
                      std::lround(util * cfg_.bandwidth_efficiency * 100));
   return out;

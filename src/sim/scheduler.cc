@@ -89,9 +89,9 @@ void Scheduler::try_start_step(TimePoint t, std::vector<SchedEvent>& out) {
   size_t first_new = running_.size();
   bool may_admit = true;
   if (cfg_.batching == BatchPolicy::static_batch) {
-    may_admit = running_.empty() && !waiting_.empty() &&
-                (static_cast<int>(waiting_.size()) >= batch_cap_ ||
-                 t >= waiting_.front().ready + window_);
+    may_admit =
+        running_.empty() && !waiting_.empty() &&
+        (static_cast<int>(waiting_.size()) >= batch_cap_ || t >= waiting_.front().ready + window_);
   }
   if (may_admit) {
     while (!waiting_.empty() && static_cast<int>(running_.size()) < batch_cap_ &&

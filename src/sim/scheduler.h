@@ -37,21 +37,21 @@ enum class Admission {
 struct SchedEvent {
   enum class Kind { admitted, token } kind = Kind::token;
   uint64_t id = 0;
-  TimePoint time{};     // model time of the event
-  int64_t index = 0;    // token: 1-based index
-  int batch_size = 0;   // running batch size of the step
-  bool last = false;    // token: the request's last token
+  TimePoint time{};    // model time of the event
+  int64_t index = 0;   // token: 1-based index
+  int batch_size = 0;  // running batch size of the step
+  bool last = false;   // token: the request's last token
 };
 
 struct SchedStats {
-  int64_t waiting = 0;        // in the queue (including the overhead phase)
-  int64_t running = 0;        // in the batch
-  int64_t kv_used_tokens = 0; // reserved by running requests
+  int64_t waiting = 0;         // in the queue (including the overhead phase)
+  int64_t running = 0;         // in the batch
+  int64_t kv_used_tokens = 0;  // reserved by running requests
   int64_t kv_capacity_tokens = 0;
   int64_t batch_max_tokens = 0;  // sum of prompt + max_new of the running batch
   int64_t resident_kv_tokens = 0;
-  bool busy = false;          // a step is in progress
-  Nanos busy_total{0};        // total model time spent in steps (completed + current start)
+  bool busy = false;    // a step is in progress
+  Nanos busy_total{0};  // total model time spent in steps (completed + current start)
 };
 
 class Scheduler {
@@ -90,7 +90,7 @@ class Scheduler {
   std::deque<Req> waiting_;
   std::vector<Req> running_;
   int64_t kv_reserved_ = 0;
-  int64_t kv_waiting_ = 0;   // reservations of pending + waiting
+  int64_t kv_waiting_ = 0;  // reservations of pending + waiting
   std::optional<TimePoint> step_end_;
   TimePoint step_start_{};
   int step_batch_ = 0;

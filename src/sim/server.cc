@@ -28,8 +28,12 @@ using tcp = asio::ip::tcp;
 using boost::system::error_code;
 using Request = http::request<http::string_body>;
 
-int64_t ns_of(TimePoint t) { return t.time_since_epoch().count(); }
-int64_t ns_now() { return ns_of(Clock::now()); }
+int64_t ns_of(TimePoint t) {
+  return t.time_since_epoch().count();
+}
+int64_t ns_now() {
+  return ns_of(Clock::now());
+}
 
 struct Item {
   bool admission = false;
@@ -70,8 +74,8 @@ class Stream final : public EngineListener, public std::enable_shared_from_this<
 
 std::string http_response(int status, std::string_view content_type, std::string_view body,
                           bool keep_alive, std::string_view extra_headers = {}) {
-  std::string ct = content_type.empty() ? std::string()
-                                        : fmt::format("content-type: {}\r\n", content_type);
+  std::string ct =
+      content_type.empty() ? std::string() : fmt::format("content-type: {}\r\n", content_type);
   return fmt::format("HTTP/1.1 {} {}\r\n{}content-length: {}\r\n{}{}\r\n{}", status,
                      http::obsolete_reason(static_cast<http::status>(status)), ct, body.size(),
                      extra_headers, keep_alive ? "" : "connection: close\r\n", body);
@@ -144,7 +148,8 @@ void Server::Impl::finish(TraceRecord& tr) {
                              tr.output_tokens);
   }
   std::lock_guard lock(trace_mu);
-  if (trace_file.is_open()) trace_file << to_json_line(tr) << '\n';
+  if (trace_file.is_open())
+    trace_file << to_json_line(tr) << std::endl;  // a line per request, flushed
   if (cfg.trace_in_memory) records.push_back(std::move(tr));
 }
 
@@ -152,10 +157,11 @@ awaitable<bool> Server::Impl::reject(tcp::socket& sock, TraceRecord& tr, ApiKind
                                      std::string_view message, std::string error, bool keep) {
   tr.status = status;
   tr.error = std::move(error);
-  std::string out = http_response(status, "application/json", error_body(api, status, message), keep);
+  std::string out =
+      http_response(status, "application/json", error_body(api, status, message), keep);
   bool ok = co_await write_all(sock, out);
   finish(tr);
-  co_return ok && keep;
+  co_return ok&& keep;
 }
 
 awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, ApiKind api) {
@@ -176,19 +182,22 @@ awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, Ap
   if (auto* e = std::get_if<HttpError>(&parsed)) {
     tr.status = e->in_stream ? 200 : e->status;
     tr.error = "validation";
-    std::string out =
-        e->in_stream
-            ? std::string(kTgiSseHeaders) +
-                  chunk(Formatter::tgi_stream_error(e->message, "validation")) + "0\r\n\r\n"
-            : http_response(e->status, "application/json", e->body, keep);
+    std::string out = e->in_stream
+                          ? std::string(kTgiSseHeaders) +
+                                chunk(Formatter::tgi_stream_error(e->message, "validation")) +
+                                "0\r\n\r\n"
+                          : http_response(e->status, "application/json", e->body, keep);
     bool ok = co_await write_all(sock, out);
     finish(tr);
-    co_return ok && keep;
+    co_return ok&& keep;
   }
   GenRequest g = std::get<GenRequest>(std::move(parsed));
   tr.stream = g.stream;
   tr.prompt_tokens = g.prompt_tokens;
   tr.max_new_tokens = g.max_new_tokens;
+  tr.token_ns.reserve(static_cast<size_t>(g.output_tokens));
+  tr.token_due_ns.reserve(static_cast<size_t>(g.output_tokens));
+  tr.batch_sizes.reserve(static_cast<size_t>(g.output_tokens));
   if (dice && !dice->empty()) {
     Faults d = dice->roll(g.output_tokens);
     if (d.any()) {
@@ -207,7 +216,9 @@ awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, Ap
     tr.error = "fault:never_respond";
     char byte;
     error_code ec;
-    while (!ec) co_await sock.async_read_some(asio::buffer(&byte, 1), asio::redirect_error(use_awaitable, ec));
+    while (!ec)
+      co_await sock.async_read_some(asio::buffer(&byte, 1),
+                                    asio::redirect_error(use_awaitable, ec));
     finish(tr);
     co_return false;
   }
@@ -235,21 +246,21 @@ awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, Ap
         out += "0\r\n\r\n";
         bool ok = co_await write_all(sock, out);
         finish(tr);
-        co_return ok && keep;
+        co_return ok&& keep;
       }
       co_return co_await reject(sock, tr, api, 429, "Model is overloaded", error, keep);
     }
     if (queue_full)
-      co_return co_await reject(sock, tr, api, 429,
-                                "The server is busy: the request queue is full", error, keep);
-    co_return co_await reject(sock, tr, api, 503,
-                              "The server is out of KV-cache capacity for this request", error,
-                              keep);
+      co_return co_await reject(sock, tr, api, 429, "The server is busy: the request queue is full",
+                                error, keep);
+    co_return co_await reject(
+        sock, tr, api, 503, "The server is out of KV-cache capacity for this request", error, keep);
   }
 
   std::string resp_id =
       tgi ? std::string()
-          : fmt::format("{}{:016x}{:016x}", api == ApiKind::chat ? "chatcmpl-" : "cmpl-", cfg.seed, id);
+          : fmt::format("{}{:016x}{:016x}", api == ApiKind::chat ? "chatcmpl-" : "cmpl-", cfg.seed,
+                        id);
   int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
                         std::chrono::system_clock::now().time_since_epoch())
                         .count();
@@ -257,8 +268,10 @@ awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, Ap
   auto drop = [&](bool rst, std::string why) {
     engine->cancel(id);
     error_code ec;
-    if (rst) sock.set_option(tcp::socket::linger(true, 0), ec);
-    else sock.shutdown(tcp::socket::shutdown_both, ec);
+    if (rst)
+      sock.set_option(tcp::socket::linger(true, 0), ec);
+    else
+      sock.shutdown(tcp::socket::shutdown_both, ec);
     sock.close(ec);
     tr.error = std::move(why);
   };
@@ -273,7 +286,8 @@ awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, Ap
   int64_t sent = 0;
   bool stalled = false;
   for (;;) {
-    if ((f.disconnect_after && *f.disconnect_after == sent) || (f.reset_after && *f.reset_after == sent)) {
+    if ((f.disconnect_after && *f.disconnect_after == sent) ||
+        (f.reset_after && *f.reset_after == sent)) {
       bool rst = f.reset_after && *f.reset_after == sent;
       drop(rst, rst ? "fault:reset" : "fault:disconnect");
       finish(tr);
@@ -298,8 +312,10 @@ awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, Ap
       std::string out = chunk(data);
       if (e.last) out += "0\r\n\r\n";
       if (!co_await write_all(sock, out)) {
-        if (!e.last) drop(false, "client_gone");
-        else tr.error = "client_gone";
+        if (!e.last)
+          drop(false, "client_gone");
+        else
+          tr.error = "client_gone";
         finish(tr);
         co_return false;
       }
@@ -310,7 +326,8 @@ awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, Ap
     ++sent;
     if (e.last) break;
     if (g.stream && f.malformed_after && *f.malformed_after == sent) {
-      std::string bad = tgi ? "data:{\"index\":" : "data: {\"id\":\"" + resp_id + "\",\"choices\":[{\"text";
+      std::string bad =
+          tgi ? "data:{\"index\":" : "data: {\"id\":\"" + resp_id + "\",\"choices\":[{\"text";
       bad += "\n\n";
       if (!co_await write_all(sock, chunk(bad))) {
         drop(false, "client_gone");
@@ -322,6 +339,11 @@ awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, Ap
   }
   if (!g.stream) {
     tr.status = 200;
+    std::string body = fm.full_response();
+    if (f.malformed_after) {  // non-streaming: a body cut in half (valid HTTP, broken JSON)
+      body.resize(body.size() / 2);
+      tr.error = "fault:malformed";
+    }
     std::string headers;
     if (tgi) {
       double queue_ms = tr.admission_ns >= 0 ? (tr.admission_ns - tr.arrival_ns) / 1e6 : 0;
@@ -333,7 +355,7 @@ awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, Ap
           g.prompt_tokens, sent, std::llround(queue_ms), std::llround(total_ms - queue_ms),
           std::llround(total_ms), sent ? std::llround((total_ms - queue_ms) / sent) : 0);
     }
-    if (!co_await write_all(sock, http_response(200, "application/json", fm.full_response(), keep, headers))) {
+    if (!co_await write_all(sock, http_response(200, "application/json", body, keep, headers))) {
       tr.error = "client_gone";
       finish(tr);
       co_return false;
@@ -353,36 +375,45 @@ awaitable<bool> Server::Impl::handle(tcp::socket& sock, const Request& req) {
     int kind;  // 0..3: ApiKind, 10 health, 11 info, 12 models, 13 metrics
   };
   static constexpr Route kRoutes[] = {
-      {"/generate", http::verb::post, 0},        {"/generate_stream", http::verb::post, 1},
-      {"/v1/completions", http::verb::post, 2},  {"/v1/chat/completions", http::verb::post, 3},
-      {"/health", http::verb::get, 10},          {"/info", http::verb::get, 11},
-      {"/v1/models", http::verb::get, 12},       {"/metrics", http::verb::get, 13},
+      {"/generate", http::verb::post, 0},       {"/generate_stream", http::verb::post, 1},
+      {"/v1/completions", http::verb::post, 2}, {"/v1/chat/completions", http::verb::post, 3},
+      {"/health", http::verb::get, 10},         {"/info", http::verb::get, 11},
+      {"/v1/models", http::verb::get, 12},      {"/metrics", http::verb::get, 13},
   };
   const bool openai_path = target.substr(0, 3) == "/v1";
   for (const Route& r : kRoutes) {
     if (r.path != target) continue;
     if (req.method() != r.verb) {
-      std::string out = http_response(
-          405, openai_path ? "application/json" : "",
-          openai_path ? R"({"detail":"Method Not Allowed"})" : "", keep,
-          fmt::format("allow: {}\r\n", r.verb == http::verb::get ? "GET" : "POST"));
+      std::string out =
+          http_response(405, openai_path ? "application/json" : "",
+                        openai_path ? R"({"detail":"Method Not Allowed"})" : "", keep,
+                        fmt::format("allow: {}\r\n", r.verb == http::verb::get ? "GET" : "POST"));
       co_return co_await write_all(sock, out) && keep;
     }
     switch (r.kind) {
-      case 0: co_return co_await generate(sock, req, ApiKind::tgi_generate);
-      case 1: co_return co_await generate(sock, req, ApiKind::tgi_stream);
-      case 2: co_return co_await generate(sock, req, ApiKind::completions);
-      case 3: co_return co_await generate(sock, req, ApiKind::chat);
-      case 10: co_return co_await write_all(sock, http_response(200, "", "", keep)) && keep;
+      case 0:
+        co_return co_await generate(sock, req, ApiKind::tgi_generate);
+      case 1:
+        co_return co_await generate(sock, req, ApiKind::tgi_stream);
+      case 2:
+        co_return co_await generate(sock, req, ApiKind::completions);
+      case 3:
+        co_return co_await generate(sock, req, ApiKind::chat);
+      case 10:
+        co_return co_await write_all(sock, http_response(200, "", "", keep)) && keep;
       case 11:
-        co_return co_await write_all(sock, http_response(200, "application/json", info_json, keep)) && keep;
+        co_return co_await write_all(sock,
+                                     http_response(200, "application/json", info_json, keep)) &&
+            keep;
       case 12:
-        co_return co_await write_all(sock, http_response(200, "application/json", models_json, keep)) && keep;
+        co_return co_await write_all(sock,
+                                     http_response(200, "application/json", models_json, keep)) &&
+            keep;
       case 13: {
         std::string body = metrics->render(engine->stats(), Clock::now());
         co_return co_await write_all(
-                      sock, http_response(200, "text/plain; version=0.0.4; charset=utf-8", body, keep)) &&
-                  keep;
+            sock, http_response(200, "text/plain; version=0.0.4; charset=utf-8", body, keep)) &&
+            keep;
       }
     }
   }
@@ -398,16 +429,25 @@ awaitable<void> Server::Impl::session(tcp::socket sock) {
     parser.body_limit(cfg.max_body_bytes);
     parser.header_limit(64 * 1024);
     error_code ec;
-    co_await http::async_read(sock, buf, parser, asio::redirect_error(use_awaitable, ec));
+    co_await http::async_read_header(sock, buf, parser, asio::redirect_error(use_awaitable, ec));
+    if (!ec && !parser.is_done()) {
+      // curl sends "Expect: 100-continue" before large bodies and waits for this.
+      if (beast::iequals(parser.get()[http::field::expect], "100-continue"))
+        co_await write_all(sock, "HTTP/1.1 100 Continue\r\n\r\n");
+      co_await http::async_read(sock, buf, parser, asio::redirect_error(use_awaitable, ec));
+    }
     if (ec == http::error::body_limit) {
-      std::string msg = fmt::format("Payload too large: the body exceeds {} bytes", cfg.max_body_bytes);
+      std::string msg =
+          fmt::format("Payload too large: the body exceeds {} bytes", cfg.max_body_bytes);
       std::string_view t = parser.get().target();
       ApiKind api = t.substr(0, 3) == "/v1" ? ApiKind::completions : ApiKind::tgi_generate;
-      co_await write_all(sock, http_response(413, "application/json", error_body(api, 413, msg), false));
+      co_await write_all(sock,
+                         http_response(413, "application/json", error_body(api, 413, msg), false));
       break;
     }
-    if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
-        ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor)
+    if (ec == http::error::end_of_stream || ec == asio::error::eof ||
+        ec == asio::error::connection_reset || ec == asio::error::operation_aborted ||
+        ec == asio::error::bad_descriptor)
       break;
     if (ec) {
       co_await write_all(sock, http_response(400, "text/plain", "Bad Request", false));
@@ -455,7 +495,8 @@ uint16_t Server::Impl::start() {
     acceptor = std::make_unique<tcp::acceptor>(*ctxs[0]);
     error_code ec;
     auto addr = asio::ip::make_address(cfg.host == "localhost" ? "127.0.0.1" : cfg.host, ec);
-    if (ec) throw Error(fmt::format("sim: --host '{}' is not an IP address", cfg.host), ExitCode::usage);
+    if (ec)
+      throw Error(fmt::format("sim: --host '{}' is not an IP address", cfg.host), ExitCode::usage);
     tcp::endpoint ep(addr, cfg.port);
     acceptor->open(ep.protocol());
     acceptor->set_option(tcp::acceptor::reuse_address(true));
@@ -466,11 +507,14 @@ uint16_t Server::Impl::start() {
     acceptor.reset();
     ctxs.clear();
     engine.reset();
-    throw Error(fmt::format("sim: cannot listen on {}:{}: {}", cfg.host, cfg.port, e.code().message()));
+    throw Error(
+        fmt::format("sim: cannot listen on {}:{}: {}", cfg.host, cfg.port, e.code().message()));
   }
   if (!cfg.trace_path.empty() && !trace_file.is_open()) {
     trace_file.open(cfg.trace_path, std::ios::out | std::ios::app);
-    if (!trace_file) throw Error(fmt::format("sim: cannot write --trace file '{}'", cfg.trace_path), ExitCode::usage);
+    if (!trace_file)
+      throw Error(fmt::format("sim: cannot write --trace file '{}'", cfg.trace_path),
+                  ExitCode::usage);
   }
   CostModel cost(cfg);
   info_json = fmt::format(
@@ -517,8 +561,12 @@ void Server::Impl::stop() {
 
 Server::Server(SimConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
 Server::~Server() = default;
-uint16_t Server::start() { return impl_->start(); }
-void Server::stop() { impl_->stop(); }
+uint16_t Server::start() {
+  return impl_->start();
+}
+void Server::stop() {
+  impl_->stop();
+}
 std::string Server::url() const {
   std::string host = impl_->cfg.host;
   if (host == "0.0.0.0" || host.empty()) host = "127.0.0.1";
@@ -533,6 +581,8 @@ void Server::clear_trace() {
   std::lock_guard lock(impl_->trace_mu);
   impl_->records.clear();
 }
-const SimConfig& Server::config() const { return impl_->cfg; }
+const SimConfig& Server::config() const {
+  return impl_->cfg;
+}
 
 }  // namespace sb::sim

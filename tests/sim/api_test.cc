@@ -47,8 +47,9 @@ TEST(Api, TokensAreFourByteWordsAndDeterministic) {
 }
 
 TEST(Api, ParsesTgiRequest) {
-  GenRequest g = parse_ok(ApiKind::tgi_stream,
-                          R"({"inputs":"12345678","parameters":{"max_new_tokens":3,"details":true,"seed":9}})");
+  GenRequest g = parse_ok(
+      ApiKind::tgi_stream,
+      R"({"inputs":"12345678","parameters":{"max_new_tokens":3,"details":true,"seed":9}})");
   EXPECT_EQ(g.prompt_tokens, 2);
   EXPECT_EQ(g.max_new_tokens, 3);
   EXPECT_EQ(g.output_tokens, 3);
@@ -56,32 +57,37 @@ TEST(Api, ParsesTgiRequest) {
   EXPECT_TRUE(g.stream);
   EXPECT_EQ(g.seed, 9u);
   // Same prompt and seed: same text.
-  EXPECT_EQ(parse_ok(ApiKind::tgi_stream, R"({"inputs":"12345678","parameters":{"max_new_tokens":3,"seed":9}})")
+  EXPECT_EQ(parse_ok(ApiKind::tgi_stream,
+                     R"({"inputs":"12345678","parameters":{"max_new_tokens":3,"seed":9}})")
                 .text_seed,
             g.text_seed);
 }
 
 TEST(Api, TgiStreamBytes) {
-  GenRequest g = parse_ok(ApiKind::tgi_stream,
-                          R"({"inputs":"12345678","parameters":{"max_new_tokens":2,"details":true}})");
+  GenRequest g =
+      parse_ok(ApiKind::tgi_stream,
+               R"({"inputs":"12345678","parameters":{"max_new_tokens":2,"details":true}})");
   Formatter f(g, "", 0);
   EXPECT_EQ(f.stream_start(), "");
   Token t1 = token_at(g.text_seed, 1), t2 = token_at(g.text_seed, 2);
-  EXPECT_EQ(f.token_event(1, false),
-            fmt::format("data:{{\"index\":1,\"token\":{{\"id\":{},\"text\":\"{}\",\"logprob\":{:.4f},"
-                        "\"special\":false}},\"generated_text\":null,\"details\":null}}\n\n",
-                        t1.id, t1.text, t1.logprob));
-  EXPECT_EQ(f.token_event(2, true),
-            fmt::format("data:{{\"index\":2,\"token\":{{\"id\":{},\"text\":\"{}\",\"logprob\":{:.4f},"
-                        "\"special\":false}},\"generated_text\":\"{}{}\",\"details\":{{"
-                        "\"finish_reason\":\"length\",\"generated_tokens\":2,\"seed\":null,"
-                        "\"input_length\":2}}}}\n\n",
-                        t2.id, t2.text, t2.logprob, t1.text, t2.text));
+  EXPECT_EQ(
+      f.token_event(1, false),
+      fmt::format("data:{{\"index\":1,\"token\":{{\"id\":{},\"text\":\"{}\",\"logprob\":{:.4f},"
+                  "\"special\":false}},\"generated_text\":null,\"details\":null}}\n\n",
+                  t1.id, t1.text, t1.logprob));
+  EXPECT_EQ(
+      f.token_event(2, true),
+      fmt::format("data:{{\"index\":2,\"token\":{{\"id\":{},\"text\":\"{}\",\"logprob\":{:.4f},"
+                  "\"special\":false}},\"generated_text\":\"{}{}\",\"details\":{{"
+                  "\"finish_reason\":\"length\",\"generated_tokens\":2,\"seed\":null,"
+                  "\"input_length\":2}}}}\n\n",
+                  t2.id, t2.text, t2.logprob, t1.text, t2.text));
   EXPECT_EQ(f.stream_end(), "");
 }
 
 TEST(Api, TgiFinalEventWithoutDetails) {
-  GenRequest g = parse_ok(ApiKind::tgi_stream, R"({"inputs":"x","parameters":{"max_new_tokens":1}})");
+  GenRequest g =
+      parse_ok(ApiKind::tgi_stream, R"({"inputs":"x","parameters":{"max_new_tokens":1}})");
   Formatter f(g, "", 0);
   std::string ev = f.token_event(1, true);
   EXPECT_NE(ev.find(",\"details\":null}\n\n"), std::string::npos) << ev;
@@ -89,9 +95,11 @@ TEST(Api, TgiFinalEventWithoutDetails) {
 }
 
 TEST(Api, TgiGenerateBody) {
-  GenRequest g = parse_ok(ApiKind::tgi_generate, R"({"inputs":"hello","parameters":{"max_new_tokens":2}})");
+  GenRequest g =
+      parse_ok(ApiKind::tgi_generate, R"({"inputs":"hello","parameters":{"max_new_tokens":2}})");
   Formatter f(g, "", 0);
-  std::string text = std::string(token_at(g.text_seed, 1).text) + std::string(token_at(g.text_seed, 2).text);
+  std::string text =
+      std::string(token_at(g.text_seed, 1).text) + std::string(token_at(g.text_seed, 2).text);
   EXPECT_EQ(f.full_response(), "{\"generated_text\":\"" + text + "\"}");
   g.details = true;
   auto j = nlohmann::json::parse(Formatter(g, "", 0).full_response());
@@ -101,39 +109,46 @@ TEST(Api, TgiGenerateBody) {
 }
 
 TEST(Api, ChatStreamBytes) {
-  GenRequest g = parse_ok(ApiKind::chat,
-                          R"({"model":"x","messages":[{"role":"user","content":"abcdefgh"}],)"
-                          R"("max_tokens":2,"stream":true,"stream_options":{"include_usage":true}})");
+  GenRequest g = parse_ok(
+      ApiKind::chat, R"({"model":"x","messages":[{"role":"user","content":"abcdefgh"}],)"
+                     R"("max_tokens":2,"stream":true,"stream_options":{"include_usage":true}})");
   EXPECT_EQ(g.prompt_tokens, 2);
   EXPECT_TRUE(g.include_usage);
   Formatter f(g, "chatcmpl-1", 1700000000);
-  EXPECT_EQ(f.stream_start(),
-            "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,"
-            "\"model\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
-            "\"logprobs\":null,\"finish_reason\":null}]}\n\n");
+  EXPECT_EQ(
+      f.stream_start(),
+      "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,"
+      "\"model\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":"
+      "\"\"},"
+      "\"logprobs\":null,\"finish_reason\":null}]}\n\n");
   std::string t1(token_at(g.text_seed, 1).text), t2(token_at(g.text_seed, 2).text);
-  EXPECT_EQ(f.token_event(1, false),
-            "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,"
-            "\"model\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + t1 +
-                "\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n");
-  EXPECT_EQ(f.token_event(2, true),
-            "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,"
-            "\"model\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + t2 +
-                "\"},\"logprobs\":null,\"finish_reason\":\"length\",\"stop_reason\":null}]}\n\n");
-  EXPECT_EQ(f.stream_end(),
-            "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,"
-            "\"model\":\"x\",\"choices\":[],\"usage\":{\"prompt_tokens\":2,\"total_tokens\":4,"
-            "\"completion_tokens\":2}}\n\ndata: [DONE]\n\n");
+  EXPECT_EQ(
+      f.token_event(1, false),
+      "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,"
+      "\"model\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" +
+          t1 + "\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n");
+  EXPECT_EQ(
+      f.token_event(2, true),
+      "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,"
+      "\"model\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" +
+          t2 + "\"},\"logprobs\":null,\"finish_reason\":\"length\",\"stop_reason\":null}]}\n\n");
+  EXPECT_EQ(
+      f.stream_end(),
+      "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,"
+      "\"model\":\"x\",\"choices\":[],\"usage\":{\"prompt_tokens\":2,\"total_tokens\":4,"
+      "\"completion_tokens\":2}}\n\ndata: [DONE]\n\n");
 }
 
 TEST(Api, CompletionsStreamBytes) {
-  GenRequest g = parse_ok(ApiKind::completions, R"({"model":"m","prompt":"abcd","max_tokens":1,"stream":true})");
+  GenRequest g = parse_ok(ApiKind::completions,
+                          R"({"model":"m","prompt":"abcd","max_tokens":1,"stream":true})");
   Formatter f(g, "cmpl-1", 5);
   std::string t1(token_at(g.text_seed, 1).text);
   EXPECT_EQ(f.stream_start(), "");
   EXPECT_EQ(f.token_event(1, true),
             "data: {\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"created\":5,\"model\":\"m\","
-            "\"choices\":[{\"index\":0,\"text\":\"" + t1 +
+            "\"choices\":[{\"index\":0,\"text\":\"" +
+                t1 +
                 "\",\"logprobs\":null,\"finish_reason\":\"length\",\"stop_reason\":null}]}\n\n");
   EXPECT_EQ(f.stream_end(), "data: [DONE]\n\n");  // no usage chunk unless asked
 }
@@ -146,7 +161,9 @@ TEST(Api, NonStreamOpenAiUsage) {
   EXPECT_EQ(j["usage"]["completion_tokens"], 3);
   EXPECT_EQ(j["usage"]["total_tokens"], 6);
   EXPECT_EQ(j["choices"][0]["text"].get<std::string>().size(), 12u);
-  GenRequest c = parse_ok(ApiKind::chat, R"({"messages":[{"role":"user","content":[{"type":"text","text":"abcd"}]}],"max_completion_tokens":2})");
+  GenRequest c = parse_ok(
+      ApiKind::chat,
+      R"({"messages":[{"role":"user","content":[{"type":"text","text":"abcd"}]}],"max_completion_tokens":2})");
   auto k = nlohmann::json::parse(Formatter(c, "chatcmpl-1", 5).full_response());
   EXPECT_EQ(k["object"], "chat.completion");
   EXPECT_EQ(k["choices"][0]["message"]["role"], "assistant");
@@ -159,17 +176,20 @@ TEST(Api, Defaults) {
   EXPECT_EQ(parse_ok(ApiKind::completions, R"({"prompt":[1,2,3]})").prompt_tokens, 3);
   // TGI and chat: up to the context limit.
   EXPECT_EQ(parse_ok(ApiKind::tgi_generate, R"({"inputs":"abcd"})").max_new_tokens, 2047);
-  EXPECT_EQ(parse_ok(ApiKind::chat, R"({"messages":[{"role":"user","content":"abcd"}]})").max_new_tokens, 2047);
+  EXPECT_EQ(
+      parse_ok(ApiKind::chat, R"({"messages":[{"role":"user","content":"abcd"}]})").max_new_tokens,
+      2047);
 }
 
 TEST(Api, EosProbabilityStopsEarlyUnlessIgnored) {
   SimConfig c = cfg();
   c.eos_probability = 0.5;
-  auto g = std::get<GenRequest>(parse_generate(ApiKind::completions, R"({"prompt":"a","max_tokens":50})", c));
+  auto g = std::get<GenRequest>(
+      parse_generate(ApiKind::completions, R"({"prompt":"a","max_tokens":50})", c));
   EXPECT_LT(g.output_tokens, 50);
   EXPECT_EQ(Formatter(g, "x", 0).finish_reason(), "stop");
-  auto h = std::get<GenRequest>(
-      parse_generate(ApiKind::completions, R"({"prompt":"a","max_tokens":50,"ignore_eos":true})", c));
+  auto h = std::get<GenRequest>(parse_generate(
+      ApiKind::completions, R"({"prompt":"a","max_tokens":50,"ignore_eos":true})", c));
   EXPECT_EQ(h.output_tokens, 50);
 }
 
@@ -180,14 +200,21 @@ TEST(Api, TgiValidationErrors) {
   EXPECT_EQ(j["error_type"], "validation");
   EXPECT_EQ(parse_err(ApiKind::tgi_generate, R"({"parameters":{}})").status, 422);
   EXPECT_EQ(parse_err(ApiKind::tgi_generate, R"({"inputs":5})").status, 422);
-  EXPECT_EQ(parse_err(ApiKind::tgi_generate, R"({"inputs":"a","parameters":{"max_new_tokens":"x"}})").status, 422);
-  EXPECT_EQ(parse_err(ApiKind::tgi_generate, R"({"inputs":"a","parameters":{"max_new_tokens":0}})").status, 422);
+  EXPECT_EQ(
+      parse_err(ApiKind::tgi_generate, R"({"inputs":"a","parameters":{"max_new_tokens":"x"}})")
+          .status,
+      422);
+  EXPECT_EQ(parse_err(ApiKind::tgi_generate, R"({"inputs":"a","parameters":{"max_new_tokens":0}})")
+                .status,
+            422);
   EXPECT_EQ(parse_err(ApiKind::tgi_generate, "[1]").status, 422);
-  HttpError big = parse_err(ApiKind::tgi_stream, "{\"inputs\":\"" + std::string(4097 + 4000, 'a') + "\"}");
-  EXPECT_EQ(big.body,
-            R"({"error":"Input validation error: `inputs` must have less than 1024 tokens. Given: 2025","error_type":"validation"})");
-  HttpError total = parse_err(ApiKind::tgi_generate,
-                              R"({"inputs":"abcd","parameters":{"max_new_tokens":2048}})");
+  HttpError big =
+      parse_err(ApiKind::tgi_stream, "{\"inputs\":\"" + std::string(4097 + 4000, 'a') + "\"}");
+  EXPECT_EQ(
+      big.body,
+      R"({"error":"Input validation error: `inputs` must have less than 1024 tokens. Given: 2025","error_type":"validation"})");
+  HttpError total =
+      parse_err(ApiKind::tgi_generate, R"({"inputs":"abcd","parameters":{"max_new_tokens":2048}})");
   EXPECT_EQ(nlohmann::json::parse(total.body)["error"],
             "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 2048. Given: 1 "
             "`inputs` tokens and 2048 `max_new_tokens`");
@@ -208,14 +235,16 @@ TEST(Api, OpenAiValidationErrors) {
   EXPECT_EQ(parse_err(ApiKind::completions, R"({"prompt":"a","max_tokens":0})").status, 400);
   EXPECT_EQ(parse_err(ApiKind::completions, R"({"max_tokens":3})").status, 400);
   HttpError longp = parse_err(ApiKind::completions, R"({"prompt":"abcd","max_tokens":2048})");
-  EXPECT_NE(longp.body.find("maximum context length is 2048 tokens"), std::string::npos) << longp.body;
+  EXPECT_NE(longp.body.find("maximum context length is 2048 tokens"), std::string::npos)
+      << longp.body;
 }
 
 TEST(Api, ErrorBodies) {
   EXPECT_EQ(error_body(ApiKind::tgi_generate, 429, "Model is overloaded"),
             R"({"error":"Model is overloaded","error_type":"overloaded"})");
-  EXPECT_EQ(error_body(ApiKind::chat, 503, "busy"),
-            R"({"object":"error","message":"busy","type":"ServiceUnavailableError","param":null,"code":503})");
+  EXPECT_EQ(
+      error_body(ApiKind::chat, 503, "busy"),
+      R"({"object":"error","message":"busy","type":"ServiceUnavailableError","param":null,"code":503})");
   EXPECT_EQ(Formatter::tgi_stream_error("Model is overloaded", "overloaded"),
             "data:{\"error\":\"Model is overloaded\",\"error_type\":\"overloaded\"}\n\n");
 }

@@ -57,7 +57,8 @@ class Conn {
             const std::string& extra_headers = "") {
     std::string req = method + " " + path + " HTTP/1.1\r\nhost: 127.0.0.1\r\n" + extra_headers;
     if (!body.empty() || method == "POST")
-      req += "content-type: application/json\r\ncontent-length: " + std::to_string(body.size()) + "\r\n";
+      req += "content-type: application/json\r\ncontent-length: " + std::to_string(body.size()) +
+             "\r\n";
     req += "\r\n" + body;
     send_raw(req);
   }
@@ -71,12 +72,14 @@ class Conn {
       if (!fill(r)) return r;
     std::string head = buf_.substr(0, hdr_end);
     buf_.erase(0, hdr_end + 4);
+    if (head.rfind("HTTP/1.1 1", 0) == 0) return read(on_chunk);  // 100 Continue: interim
     size_t sp = head.find(' ');
     r.status = std::stoi(head.substr(sp + 1, 3));
     size_t pos = head.find("\r\n");
     while (pos != std::string::npos && pos < head.size()) {
       size_t next = head.find("\r\n", pos + 2);
-      std::string line = head.substr(pos + 2, next == std::string::npos ? std::string::npos : next - pos - 2);
+      std::string line =
+          head.substr(pos + 2, next == std::string::npos ? std::string::npos : next - pos - 2);
       size_t colon = line.find(':');
       if (colon != std::string::npos) {
         std::string k = line.substr(0, colon);

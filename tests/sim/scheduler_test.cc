@@ -10,8 +10,12 @@ namespace {
 
 using std::chrono::milliseconds;
 
-TimePoint at_ms(double ms) { return TimePoint{} + from_ms(ms); }
-double ms_of(TimePoint t) { return to_ms(t.time_since_epoch()); }
+TimePoint at_ms(double ms) {
+  return TimePoint{} + from_ms(ms);
+}
+double ms_of(TimePoint t) {
+  return to_ms(t.time_since_epoch());
+}
 
 // Round numbers: decode step 10 ms, prefill 0.1 ms/token (>= 10 ms), overhead 5 ms.
 SimConfig test_config() {
@@ -262,7 +266,8 @@ TEST(Scheduler, ThroughputAtConcurrencyFollowsTheCostModel) {
     EXPECT_NEAR(got / expected, 1.0, 0.01) << "continuous, C=" << conc;
     c.batching = BatchPolicy::none;
     double lone = n / (to_s(m.prefill(p)) + n * to_s(m.decode_step(1, 0)));
-    EXPECT_NEAR(closed_loop_tokens_per_s(c, conc, p, n, 60'000) / lone, 1.0, 0.01) << "none, C=" << conc;
+    EXPECT_NEAR(closed_loop_tokens_per_s(c, conc, p, n, 60'000) / lone, 1.0, 0.01)
+        << "none, C=" << conc;
   }
 }
 

@@ -14,9 +14,9 @@
 namespace sb::sim {
 namespace {
 
+using nlohmann::json;
 using testing::Conn;
 using testing::Response;
-using nlohmann::json;
 
 SimConfig fast_config() {
   SimConfig c = preset_config("instant");
@@ -128,6 +128,21 @@ TEST_F(SimServer, TgiGenerateStream) {
   EXPECT_GT(t[0].arrival_ns, now - int64_t{60'000'000'000});
 }
 
+TEST_F(SimServer, ExpectContinue) {
+  start();
+  Conn c(port_);
+  std::string body = R"({"inputs":"abcd","parameters":{"max_new_tokens":2}})";
+  c.send_raw(
+      "POST /generate HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+      "expect: 100-continue\r\ncontent-length: " +
+      std::to_string(body.size()) + "\r\n\r\n");
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  c.send_raw(body);
+  Response r = c.read();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(json::parse(r.body)["generated_text"].get<std::string>().size(), 8u);
+}
+
 TEST_F(SimServer, TgiGenerate) {
   start();
   Response r = post("/generate", R"({"inputs":"abcd","parameters":{"max_new_tokens":4}})");
@@ -141,9 +156,10 @@ TEST_F(SimServer, TgiGenerate) {
 
 TEST_F(SimServer, ChatStreamWithUsage) {
   start();
-  Response r = post("/v1/chat/completions",
-                    R"({"model":"x","messages":[{"role":"user","content":"abcdefgh"}],"max_tokens":3,)"
-                    R"("stream":true,"stream_options":{"include_usage":true}})");
+  Response r =
+      post("/v1/chat/completions",
+           R"({"model":"x","messages":[{"role":"user","content":"abcdefgh"}],"max_tokens":3,)"
+           R"("stream":true,"stream_options":{"include_usage":true}})");
   ASSERT_TRUE(r.complete);
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body.rfind("data: {", 0), 0u);
@@ -171,7 +187,8 @@ TEST_F(SimServer, CompletionsNonStreamAndStream) {
   ASSERT_EQ(ev.size(), 8u);
   EXPECT_EQ(ev.back(), "[DONE]");
   std::string text;
-  for (size_t i = 0; i + 1 < ev.size(); ++i) text += json::parse(ev[i])["choices"][0]["text"].get<std::string>();
+  for (size_t i = 0; i + 1 < ev.size(); ++i)
+    text += json::parse(ev[i])["choices"][0]["text"].get<std::string>();
   EXPECT_EQ(text, j["choices"][0]["text"].get<std::string>());  // deterministic for a prompt
 }
 
@@ -181,7 +198,8 @@ TEST_F(SimServer, ManyConcurrentStreamsShareBatches) {
   std::vector<std::unique_ptr<Conn>> conns;
   for (int i = 0; i < kConns; ++i) {
     conns.push_back(std::make_unique<Conn>(port_));
-    conns.back()->send("POST", "/generate_stream", R"({"inputs":"abcd","parameters":{"max_new_tokens":20}})");
+    conns.back()->send("POST", "/generate_stream",
+                       R"({"inputs":"abcd","parameters":{"max_new_tokens":20}})");
   }
   for (auto& c : conns) {
     Response r = c->read();
@@ -293,6 +311,11 @@ TEST_F(SimServer, FaultMalformedStallAndSlowFirstByte) {
   EXPECT_FALSE(json::accept(ev[2]));
   EXPECT_EQ(json::parse(ev[3])["index"], 3);
 
+  Response cut = post("/v1/completions", R"({"prompt":"a","max_tokens":3})",
+                      "x-sim-fault: malformed_after=1\r\n");
+  EXPECT_EQ(cut.status, 200);
+  EXPECT_FALSE(json::accept(cut.body));
+
   auto t0 = Clock::now();
   Conn c(port_);
   c.send("POST", "/generate_stream", R"({"inputs":"a","parameters":{"max_new_tokens":3}})",
@@ -353,8 +376,9 @@ TEST_F(SimServer, OverloadTgiAndOpenAi) {
   auto ev = sse_data(s.body);
   ASSERT_EQ(ev.size(), 1u);
   EXPECT_EQ(json::parse(ev[0])["error_type"], "overloaded");
-  Response o = post("/v1/chat/completions",
-                    R"({"messages":[{"role":"user","content":"a"}],"max_tokens":200,"stream":true})");
+  Response o =
+      post("/v1/chat/completions",
+           R"({"messages":[{"role":"user","content":"a"}],"max_tokens":200,"stream":true})");
   EXPECT_EQ(o.status, 503);
 }
 
