@@ -19,9 +19,10 @@ void ProgressPrinter::update(const engine::LiveTotals& t) {
   last_print_s_ = t.elapsed_s;
   std::string plan = t.planned > 0 ? fmt::format("{}/{}", t.done, t.planned) : fmt::format("{}", t.done);
   if (t.planned_s > 0) plan += fmt::format(" ({:.0f}/{:.0f}s)", t.elapsed_s, t.planned_s);
-  const std::string line =
+  std::string line =
       fmt::format("[{:7.1f}s] done {}  {:.1f} req/s  {:.0f} tok/s  in-flight {}  errors {}",
                   t.elapsed_s, plan, rps, tps, t.in_flight, t.errors);
+  if (t.ttft_p50_ms >= 0) line += fmt::format("  ttft p50 ~{:.0f} ms", t.ttft_p50_ms);
   if (tty_) {
     fmt::print(out_, "\r\x1b[2K{}", line);
     drew_ = true;

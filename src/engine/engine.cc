@@ -107,6 +107,21 @@ RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks) {
       t.output_tokens += c.output_tokens.load(std::memory_order_relaxed);
       t.in_flight += c.in_flight.load(std::memory_order_relaxed);
     }
+    std::array<uint64_t, WorkerCounters::kTtftBuckets> ttft{};
+    uint64_t ttft_n = 0;
+    for (const auto& w : workers)
+      for (int b = 0; b < WorkerCounters::kTtftBuckets; ++b) {
+        const uint64_t n = w->counters().ttft[b].load(std::memory_order_relaxed);
+        ttft[b] += n;
+        ttft_n += n;
+      }
+    for (uint64_t seen = 0, b = 0; ttft_n > 0 && b < ttft.size(); ++b) {
+      seen += ttft[b];
+      if (2 * seen >= ttft_n) {
+        t.ttft_p50_ms = WorkerCounters::ttft_bucket_ms(static_cast<int>(b));
+        break;
+      }
+    }
     t.elapsed_s = to_s(Clock::now() - run_start);
     t.planned = static_cast<uint64_t>(load.num_requests + load.warmup);
     t.planned_s = to_s(load.duration);

@@ -28,6 +28,7 @@ struct LiveTotals {
   double elapsed_s = 0;
   uint64_t planned = 0;  // measured requests planned (0 = bounded by duration)
   double planned_s = 0;  // duration bound (0 = none)
+  double ttft_p50_ms = -1;  // approximate (within ~9%), -1 before the first token
 };
 
 struct RunHooks {

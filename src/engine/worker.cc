@@ -1,6 +1,7 @@
 #include "engine/worker.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <boost/asio/redirect_error.hpp>
 #include <fmt/format.h>
@@ -24,6 +25,15 @@ awaitable<void> sleep_until(TimePoint t) {
 }
 
 }  // namespace
+
+int WorkerCounters::ttft_bucket(double ms) {
+  const int b = static_cast<int>(8.0 * std::log2(std::max(0.0, ms) + 1.0));
+  return std::clamp(b, 0, kTtftBuckets - 1);
+}
+
+double WorkerCounters::ttft_bucket_ms(int bucket) {
+  return std::exp2((bucket + 0.5) / 8.0) - 1.0;
+}
 
 Worker::Worker(int index, int worker_count, Shared shared)
     : index_(index),
@@ -111,6 +121,8 @@ awaitable<void> Worker::one_request(Phase& phase, uint64_t id, TimePoint t_sched
   counters_.in_flight.fetch_sub(1, std::memory_order_relaxed);
   counters_.done.fetch_add(1, std::memory_order_relaxed);
   if (!record.ok()) counters_.errors.fetch_add(1, std::memory_order_relaxed);
+  if (const auto ttft = record.ttft_ms())
+    counters_.ttft[WorkerCounters::ttft_bucket(*ttft)].fetch_add(1, std::memory_order_relaxed);
   counters_.output_tokens.fetch_add(static_cast<uint64_t>(std::max<int64_t>(0, record.output_tokens)),
                                     std::memory_order_relaxed);
   shared_.sink(record);

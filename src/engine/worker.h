@@ -2,6 +2,7 @@
 // One load-generating thread: its own event loop, connections, adapter and
 // records (DESIGN §7.8: nothing shared on the hot path; merged after join).
 // The engine hands it phases; the worker runs its share of each.
+#include <array>
 #include <atomic>
 #include <functional>
 #include <future>
@@ -32,6 +33,12 @@ struct Phase {
 
 // Live counters, written by the worker thread only, read by the progress display.
 struct WorkerCounters {
+  // Coarse TTFT histogram for the live display only (the results keep exact
+  // values): bucket b holds TTFTs in [2^(b/8) - 1, 2^((b+1)/8) - 1) ms.
+  static constexpr int kTtftBuckets = 192;
+  static int ttft_bucket(double ms);
+  static double ttft_bucket_ms(int bucket);  // the bucket's midpoint
+  std::array<std::atomic<uint32_t>, kTtftBuckets> ttft{};
   std::atomic<uint64_t> started{0};
   std::atomic<uint64_t> done{0};
   std::atomic<uint64_t> errors{0};
