@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <signal.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace {
@@ -177,6 +178,42 @@ TEST(Cli, MaxErrorRateExitsFour) {
   EXPECT_EQ(r.code, 4) << r.out;
   EXPECT_EQ(lines(dir / "requests.jsonl").size(), 5u);
   EXPECT_TRUE(fs::exists(dir / "summary.json"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Cli, InterruptWritesResultsFromWhatCompleted) {
+  // SIGINT during a run: in-flight requests finish (grace period), the summary is
+  // written and marked interrupted, and every finished request is on disk.
+  const auto dir = temp_dir("interrupt");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string out = dir.string();
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, STDOUT_FILENO);
+    dup2(devnull, STDERR_FILENO);
+    execl(SERVEBENCH_BINARY, SERVEBENCH_BINARY, "prof", "--sim", "instant", "--sim-time-scale", "20",
+          "--duration", "60s", "--concurrency", "4", "--output-length", "10", "--no-progress",
+          "--grace-period", "5s", "-o", out.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  sleep(2);
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  std::ifstream sf(dir / "summary.json");
+  ASSERT_TRUE(sf) << "summary.json missing";
+  const auto s = nlohmann::json::parse(sf);
+  EXPECT_EQ(s["run"]["interrupted"], true);
+  const auto jsonl = lines(dir / "requests.jsonl");
+  EXPECT_GT(jsonl.size(), 4u);
+  EXPECT_EQ(s["run"]["requests"]["total"].get<size_t>(), jsonl.size());
+  for (const auto& l : jsonl) EXPECT_TRUE(nlohmann::json::parse(l)["ok"].get<bool>()) << l;
   fs::remove_all(dir);
 }
 

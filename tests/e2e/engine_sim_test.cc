@@ -252,3 +252,57 @@ TEST(EngineSim, DurationBoundStopsIssuing) {
 
 }  // namespace
 }  // namespace sb::testing
+
+namespace sb::testing {
+namespace {
+
+TEST(EngineSimBadInput, NonSseBodyOnAStreamingRequestIsMalformed) {
+  // TGI's non-streaming /generate answers JSON even when a stream was asked for.
+  auto sim = start_sim();
+  auto cfg = config_for(*sim, Api::tgi, true);
+  cfg.endpoint = "/generate";
+  cfg.load.num_requests = 3;
+  const auto result = engine::run_benchmark(cfg, {});
+  ASSERT_EQ(result.records.size(), 3u);
+  for (const auto& r : result.records) {
+    EXPECT_EQ(r.error_class, ErrorClass::malformed) << r.error;
+    EXPECT_NE(r.error.find("not an SSE stream"), std::string::npos) << r.error;
+  }
+}
+
+TEST(EngineSimBadInput, EventOverTheLimitIsMalformedAndTheRunGoesOn) {
+  // TGI's last event repeats the whole generated text: 400 tokens of text exceed 1 KiB.
+  auto sim = start_sim();
+  auto cfg = config_for(*sim, Api::tgi, true);
+  cfg.max_event_bytes = 1024;
+  cfg.workload.output_tokens = 400;
+  cfg.load.num_requests = 4;
+  const auto result = engine::run_benchmark(cfg, {});
+  ASSERT_EQ(result.records.size(), 4u);
+  for (const auto& r : result.records) {
+    EXPECT_EQ(r.error_class, ErrorClass::malformed) << r.error;
+    EXPECT_NE(r.error.find("1024"), std::string::npos) << r.error;
+    EXPECT_EQ(r.events, 399u);  // every token event before the oversized final one was kept
+  }
+}
+
+TEST(EngineSimBadInput, GoodputCountsOnlyRequestsMeetingTheSlo) {
+  // 20 ms steps: TTFT ~20 ms, e2e ~ 200 ms for 10 tokens. An e2e bound of 100 ms fails all,
+  // a TTFT bound of 150 ms passes all.
+  auto sim = start_sim("instant", 20.0);
+  auto cfg = config_for(*sim, Api::openai);
+  cfg.workload.output_tokens = 10;
+  cfg.load.num_requests = 8;
+  const auto result = engine::run_benchmark(cfg, {});
+  metrics::RunInfo info;
+  info.slo.ttft_ms = 150;
+  auto s = metrics::summarize_run(result.records, info);
+  EXPECT_EQ(s.goodput.good, 8);
+  info.slo.e2e_ms = 100;
+  s = metrics::summarize_run(result.records, info);
+  EXPECT_EQ(s.goodput.good, 0);
+  EXPECT_EQ(*s.goodput.fraction, 0.0);
+}
+
+}  // namespace
+}  // namespace sb::testing
