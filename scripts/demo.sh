@@ -11,6 +11,7 @@ echo "== servebench demo: TGI-like simulator, chat-sized prompts, 16 concurrent 
   --input-length 64 --output-length 64 \
   --goodput ttft:500 --goodput tpot:50 \
   --output-dir "$out"
+"$bin" report "$out" -o "$out/report.html"
 echo
 echo "Files written:"
 ls -l "$out"

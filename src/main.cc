@@ -3,8 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/compare_command.h"
 #include "cli/prof_command.h"
+#include "cli/report_command.h"
 #include "cli/sim_command.h"
+#include "cli/summarize_command.h"
 #include "common/error.h"
 
 int main(int argc, char** argv) {
@@ -13,6 +16,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   auto prof = sb::cli::add_prof_command(app);
   auto sim = sb::cli::add_sim_command(app);
+  auto report = sb::cli::add_report_command(app);
+  auto compare = sb::cli::add_compare_command(app);
+  auto summarize = sb::cli::add_summarize_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -22,6 +28,9 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("prof")) return prof();
     if (app.got_subcommand("sim")) return sim();
+    if (app.got_subcommand("report")) return report();
+    if (app.got_subcommand("compare")) return compare();
+    if (app.got_subcommand("summarize")) return summarize();
   } catch (const sb::Error& e) {
     fmt::print(stderr, "servebench: {}\n", e.what());
     return static_cast<int>(e.code());

@@ -27,6 +27,9 @@ Url parse_url(std::string_view text) {
   } else {
     throw bad_url(text, "the scheme must be http or https");
   }
+  // Host and prefix go verbatim into the request head: a space or control byte would break it.
+  for (const unsigned char c : rest)
+    if (c <= 0x20 || c == 0x7f) throw bad_url(text, "spaces and control characters are not allowed");
   const size_t slash = rest.find('/');
   std::string_view authority = rest.substr(0, slash);
   std::string_view path = slash == std::string_view::npos ? "" : rest.substr(slash);
@@ -50,6 +53,9 @@ Url parse_url(std::string_view text) {
     url.host = std::string(authority.substr(0, colon));
     if (colon != std::string_view::npos) port_text = authority.substr(colon + 1);
   }
+  // Brackets only around a whole IPv6 address; a bare ':' would be read back as a port.
+  if (url.host.find_first_of(authority.starts_with('[') ? "[]" : "[]:") != std::string::npos)
+    throw bad_url(text, "bad host (an IPv6 address goes in brackets: http://[::1]:8000)");
   if (url.host.empty()) throw bad_url(text, "the host is missing");
   if (port_text.empty()) {
     url.port = url.tls ? 443 : 80;

@@ -1,8 +1,17 @@
+#if defined(__SANITIZE_THREAD__) && !defined(__clang__)
+// Asio's atomic_thread_fence: g++ warns that TSan does not model it (-Wtsan).
+#pragma GCC diagnostic ignored "-Wtsan"
+#endif
+
 #include "sim/engine.h"
 
 namespace sb::sim {
 
-Engine::Engine(const SimConfig& c) : timer_(ctx_), sched_(c) {
+Engine::Engine(const SimConfig& c, asio::io_context* shared)
+    : own_(shared ? nullptr : std::make_unique<asio::io_context>(1)),
+      ctx_(shared ? *shared : *own_),
+      timer_(ctx_),
+      sched_(c) {
   stats_ = sched_.stats();
 }
 
@@ -11,7 +20,7 @@ Engine::~Engine() {
 }
 
 void Engine::start() {
-  if (thread_.joinable()) return;
+  if (!own_ || thread_.joinable()) return;
   thread_ = std::thread([this] {
     auto guard = asio::make_work_guard(ctx_);
     ctx_.run();
@@ -19,6 +28,7 @@ void Engine::start() {
 }
 
 void Engine::stop() {
+  if (!own_) return;  // the owner of the shared context stops it
   ctx_.stop();
   if (thread_.joinable()) thread_.join();
 }

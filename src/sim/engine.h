@@ -26,7 +26,9 @@ class EngineListener {
 
 class Engine {
  public:
-  explicit Engine(const SimConfig& c);
+  // Runs on its own thread, or on `shared` (a context the caller runs and stops;
+  // the server uses its only network context when it has one thread: no thread hops).
+  explicit Engine(const SimConfig& c, asio::io_context* shared = nullptr);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -42,7 +44,8 @@ class Engine {
   void pump();
   void arm();
 
-  asio::io_context ctx_;
+  std::unique_ptr<asio::io_context> own_;
+  asio::io_context& ctx_;
   std::thread thread_;
   asio::steady_timer timer_;
   Scheduler sched_;

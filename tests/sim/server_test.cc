@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
+#include "common/error.h"
 #include "http_client.h"
 
 namespace sb::sim {
@@ -199,12 +200,12 @@ TEST_F(SimServer, ManyConcurrentStreamsShareBatches) {
   for (int i = 0; i < kConns; ++i) {
     conns.push_back(std::make_unique<Conn>(port_));
     conns.back()->send("POST", "/generate_stream",
-                       R"({"inputs":"abcd","parameters":{"max_new_tokens":20}})");
+                       R"({"inputs":"abcd","parameters":{"max_new_tokens":100}})");
   }
   for (auto& c : conns) {
     Response r = c->read();
     EXPECT_TRUE(r.complete);
-    EXPECT_EQ(sse_data(r.body).size(), 20u);
+    EXPECT_EQ(sse_data(r.body).size(), 100u);
   }
   auto t = trace(kConns);
   ASSERT_EQ(t.size(), static_cast<size_t>(kConns));
@@ -225,7 +226,11 @@ TEST_F(SimServer, TimingFollowsTheModel) {
   ASSERT_EQ(t[0].token_due_ns.size(), 10u);
   for (size_t i = 1; i < 10; ++i)
     EXPECT_NEAR((t[0].token_due_ns[i] - t[0].token_due_ns[i - 1]) / 1e6, 10.0, 0.01);
-  for (size_t i = 0; i < 10; ++i) EXPECT_LT((t[0].token_ns[i] - t[0].token_due_ns[i]) / 1e6, 5.0);
+  // Writes follow the model's times; the bound is loose for loaded CI machines and sanitizers.
+  for (size_t i = 0; i < 10; ++i) {
+    EXPECT_GE(t[0].token_ns[i], t[0].token_due_ns[i]);
+    EXPECT_LT((t[0].token_ns[i] - t[0].token_due_ns[i]) / 1e6, 100.0);
+  }
 }
 
 TEST_F(SimServer, BadInputs) {
@@ -439,6 +444,26 @@ TEST(SimServers, ManyInstancesInOneProcess) {
     EXPECT_EQ(c.read().status, 200);
   }
   for (auto& s : servers) s->stop();
+}
+
+}  // namespace
+}  // namespace sb::sim
+
+namespace sb::sim {
+namespace {
+
+TEST(SimServers, BusyPortThrowsAndBadConfigIsRejected) {
+  Server a(preset_config("instant"));
+  uint16_t port = a.start();
+  SimConfig c = preset_config("instant");
+  c.port = port;
+  Server b(c);
+  EXPECT_THROW(b.start(), sb::Error);
+  SimConfig bad = preset_config("instant");
+  bad.time_scale = 0;
+  Server s(bad);
+  EXPECT_THROW(s.start(), sb::Error);
+  a.stop();
 }
 
 }  // namespace

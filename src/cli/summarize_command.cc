@@ -1,0 +1,156 @@
+#include "cli/summarize_command.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "common/units.h"
+#include "metrics/goodput.h"
+#include "metrics/run_summary.h"
+#include "report/request_jsonl.h"
+#include "report/run_outputs.h"
+#include "report/terminal_summary.h"
+
+namespace sb::cli {
+namespace {
+
+struct SummarizeFlags {
+  std::string dir;
+  std::vector<std::string> goodput;
+  std::string bucket_interval;
+  bool quiet = false;
+};
+
+struct Loaded {
+  std::vector<metrics::RequestRecord> records;
+  bool skipped_last = false;  // a cut last line was left out
+};
+
+Loaded read_requests(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw usage_error(fmt::format("summarize: cannot read {} (is the folder a servebench run's "
+                                  "output, e.g. runs/<time>-<api>/?)",
+                                  path));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line != "\r") lines.push_back(std::move(line));
+  Loaded out;
+  out.records.reserve(lines.size());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    try {
+      out.records.push_back(report::parse_request_jsonl(lines[i]));
+    } catch (const Error& e) {
+      if (i + 1 == lines.size()) {
+        out.skipped_last = true;
+        break;
+      }
+      throw usage_error(fmt::format("summarize: {} line {}: {}", path, i + 1, e.what()));
+    }
+  }
+  std::sort(out.records.begin(), out.records.end(),
+            [](const auto& a, const auto& b) { return a.id < b.id; });
+  return out;
+}
+
+// The fields of an old summary.json that only the run's config knew.
+void apply_old_summary(const nlohmann::json& s, metrics::RunInfo& info) {
+  auto get = [](const nlohmann::json& j, const char* key) -> const nlohmann::json* {
+    if (!j.is_object()) return nullptr;
+    auto it = j.find(key);
+    return it == j.end() || it->is_null() ? nullptr : &*it;
+  };
+  if (auto* c = get(s, "config"); c && c->is_object()) info.config = *c;
+  if (auto* h = get(s, "host"); h && h->is_object()) info.host = *h;
+  if (auto* run = get(s, "run")) {
+    if (auto* v = get(*run, "started_at"); v && v->is_string()) info.started_at = v->get<std::string>();
+    if (auto* v = get(*run, "duration_s"); v && v->is_number()) info.duration_s = v->get<double>();
+    if (auto* v = get(*run, "interrupted"); v && v->is_boolean()) info.interrupted = v->get<bool>();
+    if (auto* v = get(*run, "bucket_interval_ms"); v && v->is_number())
+      info.bucket_interval_ms = v->get<double>();
+  }
+  if (auto* load = get(s, "load")) {
+    if (auto* v = get(*load, "mode"); v && v->is_string()) info.load_mode = v->get<std::string>();
+    if (auto* v = get(*load, "concurrency"); v && v->is_number_integer())
+      info.concurrency = v->get<int>();
+    if (auto* v = get(*load, "target_rate"); v && v->is_number()) info.target_rate = v->get<double>();
+    if (auto* v = get(*load, "max_concurrency"); v && v->is_number_integer())
+      info.max_concurrency = v->get<int>();
+  }
+  if (auto* goodput = get(s, "goodput"))
+    if (auto* slo = get(*goodput, "slo")) {
+      if (auto* v = get(*slo, "ttft_ms"); v && v->is_number()) info.slo.ttft_ms = v->get<double>();
+      if (auto* v = get(*slo, "tpot_ms"); v && v->is_number()) info.slo.tpot_ms = v->get<double>();
+      if (auto* v = get(*slo, "e2e_ms"); v && v->is_number()) info.slo.e2e_ms = v->get<double>();
+    }
+}
+
+int run_summarize(const SummarizeFlags& f) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(f.dir))
+    throw usage_error(fmt::format("summarize: '{}' is not a folder (give a run's output folder)", f.dir));
+  const std::string jsonl = (fs::path(f.dir) / "requests.jsonl").string();
+  const std::string old_summary = (fs::path(f.dir) / "summary.json").string();
+  Loaded loaded = read_requests(jsonl);
+
+  metrics::RunInfo info;
+  info.tool_version = SERVEBENCH_VERSION;
+  bool had_summary = false;
+  if (std::ifstream in(old_summary); in) {
+    const auto s = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (s.is_object()) {
+      apply_old_summary(s, info);
+      had_summary = true;
+    } else {
+      fmt::print(stderr, "servebench: {} is not valid JSON; using defaults for the run's config\n",
+                 old_summary);
+    }
+  }
+  if (!had_summary) {
+    info.interrupted = true;  // the run never wrote its summary: it did not end normally
+    int64_t last_end_ns = 0;
+    for (const auto& r : loaded.records)
+      if (r.t_end_ns != metrics::kNoTime) last_end_ns = std::max(last_end_ns, r.t_end_ns);
+    info.duration_s = static_cast<double>(last_end_ns) / 1e9;
+  }
+  if (!info.config.is_object()) info.config = nlohmann::json::object();
+  info.config["summarized_from"] = "requests.jsonl";
+  if (!f.goodput.empty()) info.slo = metrics::parse_goodput_flags(f.goodput);
+  if (!f.bucket_interval.empty())
+    info.bucket_interval_ms = parse_duration_ms(f.bucket_interval, "--bucket-interval");
+
+  const metrics::RunSummary summary = metrics::summarize_run(loaded.records, info);
+  report::write_run_outputs(f.dir, summary, info);
+  if (!f.quiet) fmt::print("{}\n", report::format_terminal_summary(summary));
+  if (loaded.skipped_last)
+    fmt::print(stderr, "servebench: skipped the cut last line of {}\n", jsonl);
+  fmt::print(stderr, "servebench: rebuilt {}/summary.json and summary.csv from {} requests{}\n",
+             f.dir, loaded.records.size(),
+             had_summary ? " (run config from the old summary.json)" : " (no summary.json: default run config)");
+  return 0;
+}
+
+}  // namespace
+
+std::function<int()> add_summarize_command(CLI::App& root) {
+  auto* app = root.add_subcommand(
+      "summarize", "Rebuild summary.json and summary.csv of a run folder from its requests.jsonl");
+  auto flags = std::make_shared<SummarizeFlags>();
+  app->add_option("DIR", flags->dir, "The run's output folder (holds requests.jsonl)")->required();
+  app->add_option("--goodput", flags->goodput,
+                  "SLO for goodput: ttft:MS, tpot:MS or e2e:MS (repeatable; default: the run's)");
+  app->add_option("--bucket-interval", flags->bucket_interval,
+                  "Time-series bucket in ms (default: the run's, else 1000)");
+  app->add_flag("-q,--quiet", flags->quiet, "Print no summary table");
+  return [flags] { return run_summarize(*flags); };
+}
+
+}  // namespace sb::cli

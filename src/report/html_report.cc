@@ -1,0 +1,331 @@
+#include "report/html_report.h"
+
+#include <cmath>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "report/report_tables.h"
+#include "report/svg_chart.h"
+
+namespace sb::report {
+
+using nlohmann::json;
+using svg::escape;
+
+namespace {
+
+constexpr const char* kCss =
+    R"(body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1300px}
+h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd}
+h3{font-size:15px}table{border-collapse:collapse;margin:8px 0;font-size:13px}
+th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}
+td:first-child,th:first-child{text-align:left}.pass{color:#1a7f37;font-weight:bold}
+.fail{color:#cf222e;font-weight:bold}.note{background:#fff8c5;border:1px solid #d4a72c;padding:8px}
+.charts{display:flex;flex-wrap:wrap;gap:12px}.charts svg{border:1px solid #eee;background:#fff}
+pre{background:#f6f8fa;padding:8px;overflow:auto;font-size:12px}dt{font-weight:bold}
+dd{margin:0 0 6px 16px})";
+
+struct Chart {
+  std::string id, svg;
+};
+
+struct LatencyMetric {
+  const char* key;
+  const char* label;
+};
+constexpr LatencyMetric kLatency[] = {
+    {"ttft_ms", "TTFT"}, {"tpot_ms", "TPOT"}, {"itl_ms", "ITL"}, {"e2e_ms", "e2e latency"}};
+
+std::string slug(std::string s) {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '-';
+  return s;
+}
+
+std::optional<double> metric(const json& s, const char* key, const char* stat) {
+  if (!s.contains("metrics") || !s["metrics"].contains(key)) return std::nullopt;
+  return number_at(s["metrics"][key], {stat});
+}
+
+svg::Axis load_axis(const std::string& kind) {
+  return kind == "rate" ? svg::Axis{"request rate", "req/s", {}, {}}
+                        : svg::Axis{"concurrency", "requests in flight", {}, {}};
+}
+
+// Charts against load: one per quantity, one series per (backend, scenario) group.
+std::vector<Chart> load_charts(const std::vector<RunGroup>& groups) {
+  std::vector<Chart> out;
+  for (const char* kind_name : {"concurrency", "rate"}) {
+    const std::string kind = kind_name;
+    std::vector<const RunGroup*> gs;
+    size_t runs = 0;
+    for (const RunGroup& g : groups)
+      if (g.load_kind == kind) gs.push_back(&g), runs += g.runs.size();
+    if (gs.empty() || runs < 2) continue;
+    const std::string sfx = kind == "rate" ? "-rate" : "";
+    auto chart = [&](std::string id, std::string title, svg::Axis y,
+                     auto value) {  // value(const json&) -> optional<double>
+      svg::LineChart c;
+      c.id = id + sfx;
+      c.title = title;
+      c.x = load_axis(kind);
+      c.y = y;
+      for (const RunGroup* g : gs) {
+        svg::Series s{g->name(), {}};
+        for (const RunData* r : g->runs)
+          if (auto v = value(r->summary)) s.points.push_back({load_of(r->summary).value, *v});
+        c.series.push_back(s);
+      }
+      out.push_back({c.id, svg::render_line_chart(c)});
+    };
+    chart("throughput-rps", "Throughput (requests/s) vs load", {"throughput", "req/s", {}, {}},
+          [](const json& s) {
+            return number_at(s, {"throughput", "requests_per_s"});
+          });
+    chart("throughput-tokens", "Output tokens/s vs load", {"output throughput", "tok/s", {}, {}},
+          [](const json& s) {
+            return number_at(s, {"throughput", "output_tokens_per_s"});
+          });
+    for (const LatencyMetric& lm : kLatency) {
+      svg::LineChart c;
+      c.id = fmt::format("latency-{}{}", slug(lm.key), sfx);
+      c.title = fmt::format("{} p50 / p90 / p99 vs load", lm.label);
+      c.x = load_axis(kind);
+      c.y = {lm.label, "ms", {}, {}};
+      for (const RunGroup* g : gs)
+        for (const char* stat : {"p50", "p90", "p99"}) {
+          svg::Series s{fmt::format("{} {}", g->name(), stat), {}};
+          for (const RunData* r : g->runs)
+            if (auto v = metric(r->summary, lm.key, stat))
+              s.points.push_back({load_of(r->summary).value, *v});
+          c.series.push_back(s);
+        }
+      out.push_back({c.id, svg::render_line_chart(c)});
+    }
+    chart("error-rate", "Error rate vs load", {"error rate", "%", {}, {}},
+          [](const json& s) -> std::optional<double> {
+            auto e = error_rate(s);
+            return e ? std::optional<double>(*e * 100) : std::nullopt;
+          });
+    chart("goodput", "Goodput (requests/s meeting the prof --goodput SLOs) vs load",
+          {"goodput", "req/s", {}, {}}, [](const json& s) {
+            return number_at(s, {"goodput", "requests_per_s"});
+          });
+  }
+  return out;
+}
+
+std::vector<double> samples(const RunData& r, const char* key) {
+  std::vector<double> v;
+  for (const metrics::RequestRecord* rec : measured(r, true)) {
+    std::optional<double> x;
+    if (std::string_view(key) == "ttft_ms") x = rec->ttft_ms();
+    if (std::string_view(key) == "tpot_ms") x = rec->tpot_ms();
+    if (std::string_view(key) == "e2e_ms") x = rec->e2e_ms();
+    if (std::string_view(key) == "itl_ms") {
+      for (float f : rec->itl_ms)
+        if (std::isfinite(f)) v.push_back(f);
+      continue;
+    }
+    if (x) v.push_back(*x);
+  }
+  return v;
+}
+
+std::vector<Chart> cdf_charts(const std::vector<RunData>& runs) {
+  std::vector<Chart> out;
+  for (const LatencyMetric& lm : kLatency) {
+    std::vector<std::vector<double>> data;
+    std::vector<std::string> names;
+    for (const RunData& r : runs) {
+      if (!r.has_requests) continue;
+      data.push_back(samples(r, lm.key));
+      names.push_back(r.name);
+    }
+    const std::string id = fmt::format("cdf-{}", slug(lm.key));
+    out.push_back({id, svg::render_cdf_chart(id, fmt::format("CDF of {}", lm.label),
+                                             {lm.label, "ms", {}, {}}, data, names)});
+  }
+  return out;
+}
+
+std::vector<Chart> timeseries_charts(const RunData& r, size_t index) {
+  std::vector<Chart> out;
+  const json ts = r.summary.value("timeseries", json::array());
+  if (!ts.is_array() || ts.empty()) return out;
+  auto chart = [&](const char* id, std::string title, svg::Axis y,
+                   std::vector<std::pair<const char*, const char*>> fields) {
+    svg::LineChart c;
+    c.id = fmt::format("ts-{}-{}", id, index);
+    c.title = fmt::format("{}: {}", r.name, title);
+    c.x = {"time since run start", "s", {}, {}};
+    c.y = y;
+    c.markers = ts.size() <= 300;
+    for (const auto& [field, name] : fields) {
+      svg::Series s{name, {}};
+      for (const json& b : ts)
+        if (auto t = number_at(b, {"t_s"}))
+          if (auto v = number_at(b, {field})) s.points.push_back({*t, *v});
+      c.series.push_back(s);
+    }
+    out.push_back({c.id, svg::render_line_chart(c)});
+  };
+  chart("throughput", "throughput over time", {"throughput", "req/s", {}, {}},
+        {{"requests_per_s", "requests/s"}});
+  chart("tokens", "output tokens/s over time", {"output throughput", "tok/s", {}, {}},
+        {{"output_tokens_per_s", "output tok/s"}});
+  chart("inflight", "in-flight requests and errors", {"requests", "", {}, {}},
+        {{"in_flight", "in flight"}, {"errors", "errors"}});
+  chart("ttft", "TTFT over time", {"TTFT", "ms", {}, {}},
+        {{"ttft_mean_ms", "TTFT mean"}, {"ttft_p99_ms", "TTFT p99"}});
+  return out;
+}
+
+void html_table(std::string& out, const Table& t) {
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, "<table data-table=\"{}\"><thead><tr>", escape(t.id));
+  for (const auto& h : t.header) fmt::format_to(it, "<th>{}</th>", escape(h));
+  out += "</tr></thead><tbody>";
+  for (const auto& row : t.rows) {
+    out += "<tr>";
+    for (const auto& c : row) {
+      const char* cls = c.starts_with("PASS")   ? " class=\"pass\""
+                        : c.starts_with("FAIL") ? " class=\"fail\""
+                                                : "";
+      fmt::format_to(it, "<td{}>{}</td>", cls, escape(c));
+    }
+    out += "</tr>";
+  }
+  out += "</tbody></table>";
+}
+
+void charts_div(std::string& out, const std::vector<Chart>& charts) {
+  out += "<div class=\"charts\">";
+  for (const Chart& c : charts) out += c.svg;
+  out += "</div>";
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> report_charts(const std::vector<RunData>& runs,
+                                                               const ReportOptions&) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Chart& c : load_charts(group_runs(runs))) out.emplace_back(c.id, c.svg);
+  for (const Chart& c : cdf_charts(runs)) out.emplace_back(c.id, c.svg);
+  for (size_t i = 0; i < runs.size(); ++i)
+    for (const Chart& c : timeseries_charts(runs[i], i)) out.emplace_back(c.id, c.svg);
+  return out;
+}
+
+std::string render_html_report(const std::vector<RunData>& runs, const ReportOptions& o) {
+  const std::vector<RunGroup> groups = group_runs(runs);
+  std::string out;
+  auto it = std::back_inserter(out);
+  fmt::format_to(it,
+                 "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                 "<meta name=\"viewport\" content=\"width=device-width\"><title>{}</title>"
+                 "<style>{}</style></head><body>\n<h1>{}</h1>\n",
+                 escape(o.title), kCss, escape(o.title));
+  fmt::format_to(it, "<p>{} run{} · {} backend/scenario group{} · servebench {}</p>\n", runs.size(),
+                 runs.size() == 1 ? "" : "s", groups.size(), groups.size() == 1 ? "" : "s",
+                 escape(o.tool_version));
+
+  std::vector<std::string> notes;
+  for (const RunData& r : runs)
+    for (const std::string& w : r.warnings) notes.push_back(w);
+  if (!notes.empty()) {
+    out += "<section id=\"notes\"><h2>Notes on the input</h2><div class=\"note\"><ul>";
+    for (const auto& n : notes) fmt::format_to(it, "<li>{}</li>", escape(n));
+    out += "</ul></div></section>\n";
+  }
+
+  if (!o.sla.empty()) {
+    out += "<section id=\"sla\"><h2>SLA compliance</h2><p>Rules: ";
+    for (size_t i = 0; i < o.sla.size(); ++i)
+      fmt::format_to(it, "{}{}", i ? "; " : "", escape(o.sla[i].describe()));
+    out += ".</p>";
+    html_table(out, sla_table(runs, o.sla));
+    out += "</section>\n";
+  }
+
+  out += "<section id=\"recommendation\"><h2>Recommendation</h2><ul>";
+  for (const auto& s : recommendations(groups, o.sla, o.max_error_rate))
+    fmt::format_to(it, "<li>{}</li>", escape(s));
+  fmt::format_to(it,
+                 "</ul><p>Stable = error rate ≤ {}%{}; derived from the runs below only.</p>"
+                 "</section>\n",
+                 o.max_error_rate * 100, o.sla.empty() ? "" : " and every SLA rule met");
+
+  out += "<section id=\"comparison\"><h2>Backends × scenarios</h2>";
+  for (const Table& t : comparison_tables(groups)) {
+    fmt::format_to(it, "<h3>{}</h3>", escape(t.title));
+    html_table(out, t);
+  }
+  html_table(out, peak_table(groups, o.sla, o.max_error_rate));
+  out += "</section>\n";
+
+  const auto lc = load_charts(groups);
+  if (!lc.empty()) {
+    out += "<section id=\"load\"><h2>Against load</h2>";
+    charts_div(out, lc);
+    out += "</section>\n";
+  }
+
+  out += "<section id=\"cdf\"><h2>Latency distributions (CDF, measured ok requests)</h2>";
+  charts_div(out, cdf_charts(runs));
+  out += "</section>\n";
+
+  out += "<section id=\"timeseries\"><h2>Over time</h2>";
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto charts = timeseries_charts(runs[i], i);
+    fmt::format_to(it, "<details{}><summary>{}</summary>", i < 4 ? " open" : "",
+                   escape(runs[i].name));
+    if (charts.empty())
+      out += "<p>No time series in this run's summary.json.</p>";
+    else
+      charts_div(out, charts);
+    out += "</details>";
+  }
+  out += "</section>\n";
+
+  out += "<section id=\"runs\"><h2>Runs</h2>";
+  html_table(out, run_summary_table(runs));
+  out += "</section>\n";
+
+  out += "<section id=\"resources\"><h2>Resource use</h2>";
+  bool any_telemetry = false;
+  for (const RunData& r : runs)
+    if (r.summary.contains("telemetry")) {
+      any_telemetry = true;
+      fmt::format_to(it, "<h3>{}</h3><pre>{}</pre>", escape(r.name),
+                     escape(r.summary["telemetry"].dump(2)));
+    }
+  if (!any_telemetry)
+    out +=
+        "<p>No GPU or server metrics were collected in these runs (summary.json has no "
+        "telemetry).</p>";
+  out += "</section>\n";
+
+  out += "<section id=\"config\"><h2>Effective configuration and environment</h2>";
+  for (const RunData& r : runs)
+    fmt::format_to(it,
+                   "<details><summary>{} ({})</summary><h3>config</h3><pre>{}</pre><h3>host</h3>"
+                   "<pre>{}</pre><h3>run</h3><pre>{}</pre></details>",
+                   escape(r.name), escape(r.dir),
+                   escape(r.summary.value("config", json::object())
+                              .dump(2, ' ', false, json::error_handler_t::replace)),
+                   escape(r.summary.value("host", json::object())
+                              .dump(2, ' ', false, json::error_handler_t::replace)),
+                   escape(r.summary.value("run", json::object())
+                              .dump(2, ' ', false, json::error_handler_t::replace)));
+  out += "</section>\n";
+
+  out += "<section id=\"glossary\"><h2>Glossary</h2><dl>";
+  for (const auto& [term, def] : glossary())
+    fmt::format_to(it, "<dt>{}</dt><dd>{}</dd>", escape(term), escape(def));
+  out += "</dl></section>\n</body></html>\n";
+  return out;
+}
+
+}  // namespace sb::report

@@ -1,0 +1,74 @@
+#include "report/markdown_report.h"
+
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "report/report_tables.h"
+
+namespace sb::report {
+
+namespace {
+
+std::string md_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += '\\';
+    if (c == '\n') {
+      out += ' ';
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string markdown_table(const Table& t) {
+  std::string out;
+  auto it = std::back_inserter(out);
+  out += "|";
+  for (const auto& h : t.header) fmt::format_to(it, " {} |", md_cell(h));
+  out += "\n|";
+  for (size_t i = 0; i < t.header.size(); ++i) out += i == 0 ? " --- |" : " ---: |";
+  out += "\n";
+  for (const auto& row : t.rows) {
+    out += "|";
+    for (const auto& c : row) fmt::format_to(it, " {} |", md_cell(c));
+    out += "\n";
+  }
+  return out;
+}
+
+std::string render_markdown_report(const std::vector<RunData>& runs, const ReportOptions& o) {
+  const std::vector<RunGroup> groups = group_runs(runs);
+  std::string out;
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, "# {}\n\n{} run{}, {} backend/scenario group{}.\n\n", o.title, runs.size(),
+                 runs.size() == 1 ? "" : "s", groups.size(), groups.size() == 1 ? "" : "s");
+  std::vector<std::string> notes;
+  for (const RunData& r : runs)
+    for (const std::string& w : r.warnings) notes.push_back(w);
+  if (!notes.empty()) {
+    out += "## Notes on the input\n\n";
+    for (const auto& n : notes) fmt::format_to(it, "- {}\n", n);
+    out += "\n";
+  }
+  if (!o.sla.empty()) {
+    out += "## SLA compliance\n\n";
+    out += markdown_table(sla_table(runs, o.sla)) + "\n";
+  }
+  out += "## Recommendation\n\n";
+  for (const auto& s : recommendations(groups, o.sla, o.max_error_rate))
+    fmt::format_to(it, "- {}\n", s);
+  out += "\n## Backends × scenarios\n\n";
+  for (const Table& t : comparison_tables(groups))
+    fmt::format_to(it, "### {}\n\n{}\n", t.title, markdown_table(t));
+  fmt::format_to(it, "### {}\n\n{}\n", "Peak throughput and the highest stable load",
+                 markdown_table(peak_table(groups, o.sla, o.max_error_rate)));
+  out += "## Runs\n\n" + markdown_table(run_summary_table(runs));
+  return out;
+}
+
+}  // namespace sb::report

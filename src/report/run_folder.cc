@@ -1,0 +1,218 @@
+#include "report/run_folder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "report/request_jsonl.h"
+#include "report/summary_json.h"
+
+namespace sb::report {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string read_whole(const fs::path& p, bool& ok) {
+  std::ifstream in(p, std::ios::binary);
+  ok = static_cast<bool>(in);
+  if (!ok) return {};
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+json load_summary(const fs::path& file) {
+  if (!fs::exists(file))
+    throw Error(fmt::format("{}: missing (not a run folder? `servebench prof -o DIR` writes it)",
+                            file.string()));
+  bool ok = false;
+  const std::string text = read_whole(file, ok);
+  if (!ok) throw Error(fmt::format("{}: cannot read it", file.string()));
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw Error(fmt::format("{}: empty file (the run did not finish writing it)", file.string()));
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded())
+    throw Error(fmt::format("{}: not valid JSON (truncated or corrupted; rerun the benchmark)",
+                            file.string()));
+  if (!j.is_object()) throw Error(fmt::format("{}: not a JSON object", file.string()));
+  const auto it = j.find("schema");
+  if (it == j.end() || !it->is_string())
+    throw Error(fmt::format("{}: no \"schema\" field; this servebench reads {}", file.string(),
+                            kSummarySchema));
+  if (it->get<std::string>() != kSummarySchema)
+    throw Error(
+        fmt::format("{}: schema '{}' is not supported; this servebench reads '{}' "
+                    "(use the servebench version that wrote it)",
+                    file.string(), it->get<std::string>(), kSummarySchema));
+  return j;
+}
+
+void load_requests(const fs::path& file, RunData& run) {
+  if (!fs::exists(file)) {
+    run.warnings.push_back(
+        fmt::format("{}: missing; per-request charts (CDFs) and compare need it", file.string()));
+    return;
+  }
+  bool ok = false;
+  const std::string text = read_whole(file, ok);
+  if (!ok) {
+    run.warnings.push_back(fmt::format("{}: cannot read it", file.string()));
+    return;
+  }
+  run.has_requests = true;
+  int64_t line_no = 0;
+  std::string first_error;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    const bool whole = end != std::string::npos;
+    if (!whole) end = text.size();
+    const std::string_view line(text.data() + pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    try {
+      run.records.push_back(parse_request_jsonl(line));
+    } catch (const std::exception& e) {
+      ++run.skipped_lines;
+      if (first_error.empty())
+        first_error =
+            fmt::format("line {}{}: {}", line_no, whole ? "" : " (cut, no newline)", e.what());
+    }
+  }
+  if (run.skipped_lines > 0)
+    run.warnings.push_back(
+        fmt::format("{}: skipped {} line{} that did not parse (first: {}); "
+                    "used the {} whole line{}",
+                    file.string(), run.skipped_lines, run.skipped_lines == 1 ? "" : "s",
+                    first_error, run.records.size(), run.records.size() == 1 ? "" : "s"));
+}
+
+std::string folder_name(const fs::path& p) {
+  fs::path q = p;
+  if (q.filename().empty()) q = q.parent_path();
+  return q.filename().string();
+}
+
+}  // namespace
+
+std::optional<double> number_at(const json& j, std::initializer_list<const char*> path) {
+  const json* cur = &j;
+  for (const char* key : path) {
+    if (!cur->is_object()) return std::nullopt;
+    auto it = cur->find(key);
+    if (it == cur->end()) return std::nullopt;
+    cur = &*it;
+  }
+  if (!cur->is_number()) return std::nullopt;
+  const double v = cur->get<double>();
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+std::string backend_of(const json& s) {
+  const json cfg = s.value("config", json::object());
+  if (cfg.contains("sim_preset") && cfg["sim_preset"].is_string())
+    return "sim:" + cfg["sim_preset"].get<std::string>();
+  if (cfg.contains("base_url") && cfg["base_url"].is_string()) {
+    std::string url = cfg["base_url"].get<std::string>();
+    if (auto p = url.find("://"); p != std::string::npos) url = url.substr(p + 3);
+    if (auto p = url.find('/'); p != std::string::npos) url = url.substr(0, p);
+    if (!url.empty()) return url;
+  }
+  return "unknown";
+}
+
+std::string scenario_of(const json& s) {
+  const json cfg = s.value("config", json::object());
+  if (cfg.contains("scenario") && cfg["scenario"].is_string()) return cfg["scenario"];
+  if (s.contains("classes") && s["classes"].is_object() && s["classes"].size() > 1) {
+    std::string out;
+    for (const auto& [name, _] : s["classes"].items()) out += (out.empty() ? "" : "+") + name;
+    return out;
+  }
+  const auto in = number_at(cfg, {"workload", "input_tokens"});
+  const auto out = number_at(cfg, {"workload", "output_tokens"});
+  if (in && out) return fmt::format("in{}/out{}", *in, *out);
+  return "default";
+}
+
+LoadPoint load_of(const json& s) {
+  const json load = s.value("load", json::object());
+  if (load.value("mode", "") == "open")
+    return {
+        "rate",
+        number_at(load, {"target_rate"}).value_or(number_at(load, {"achieved_rate"}).value_or(0))};
+  return {"concurrency", number_at(load, {"concurrency"}).value_or(0)};
+}
+
+RunData load_run_folder(const std::string& dir, const std::string& backend_label) {
+  const fs::path p(dir);
+  if (!fs::is_directory(p))
+    throw Error(fmt::format("{}: not a folder (give a run folder or a folder of runs)", dir));
+  RunData run;
+  run.dir = dir;
+  run.name = folder_name(p);
+  run.summary = load_summary(p / "summary.json");
+  run.backend = backend_label.empty() ? backend_of(run.summary) : backend_label;
+  run.scenario = scenario_of(run.summary);
+  load_requests(p / "requests.jsonl", run);
+  if (number_at(run.summary, {"run", "requests", "total"}).value_or(0) == 0)
+    run.warnings.push_back(fmt::format("{}: empty run (no measured requests)", dir));
+  return run;
+}
+
+std::vector<RunData> load_runs(const std::vector<std::string>& paths) {
+  std::vector<RunData> runs;
+  for (const std::string& arg : paths) {
+    std::string label, dir = arg;
+    if (auto eq = arg.find('='); eq != std::string::npos && !fs::exists(arg)) {
+      label = arg.substr(0, eq);
+      dir = arg.substr(eq + 1);
+    }
+    const fs::path p(dir);
+    if (!fs::is_directory(p))
+      throw Error(fmt::format("{}: no such folder (give a run folder or a folder of runs)", dir));
+    if (fs::exists(p / "summary.json")) {
+      runs.push_back(load_run_folder(dir, label));
+      continue;
+    }
+    // A plan folder: run folders up to three levels down (plan/backend/scenario/run).
+    std::vector<fs::path> subs;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::end(it);
+         it.increment(ec)) {
+      if (!it->is_directory()) continue;
+      if (fs::exists(it->path() / "summary.json")) {
+        subs.push_back(it->path());
+        it.disable_recursion_pending();
+      } else if (it.depth() >= 2) {
+        it.disable_recursion_pending();
+      }
+    }
+    std::sort(subs.begin(), subs.end());
+    if (subs.empty())
+      throw Error(
+          fmt::format("{}: no summary.json in it nor in any subfolder "
+                      "(not a run folder nor a folder of runs)",
+                      (p / "summary.json").string()));
+    for (const fs::path& sub : subs) runs.push_back(load_run_folder(sub.string(), label));
+  }
+  if (runs.empty()) throw usage_error("no run folders given");
+  return runs;
+}
+
+std::vector<const metrics::RequestRecord*> measured(const RunData& run, bool ok_only) {
+  std::vector<const metrics::RequestRecord*> out;
+  for (const auto& r : run.records)
+    if (!r.warmup && (!ok_only || r.ok())) out.push_back(&r);
+  return out;
+}
+
+}  // namespace sb::report

@@ -1,0 +1,65 @@
+#pragma once
+// Loading run folders (as `servebench prof` writes them) for `report` and `compare`.
+//
+// A run folder holds summary.json (required, schema servebench.summary/1) and requests.jsonl
+// (optional: without it the per-request charts and `compare` have no samples). A "plan
+// folder" is a folder without summary.json whose subfolders (up to three levels, sorted) are
+// run folders. Bad input never crashes and is never silently dropped:
+//   - a missing, unreadable or truncated summary.json is an sb::Error naming the file;
+//   - a summary.json of another schema is an sb::Error naming the file, its schema and ours;
+//   - requests.jsonl lines that do not parse (e.g. the last line cut mid-way because the run
+//     was killed) are skipped, counted in RunData::skipped_lines and described in warnings;
+//   - an empty run (no measured requests) loads; the report says it is empty.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "metrics/request_record.h"
+
+namespace sb::report {
+
+struct RunData {
+  std::string dir;       // the folder as given or found
+  std::string name;      // the folder's own name (its last path component)
+  std::string backend;   // --label NAME, else config.sim_preset, else host:port of base_url
+  std::string scenario;  // see scenario_of()
+  nlohmann::json summary;
+  bool has_requests = false;                    // requests.jsonl was present
+  std::vector<metrics::RequestRecord> records;  // every whole line, warm-up included
+  int64_t skipped_lines = 0;                    // requests.jsonl lines that did not parse
+  std::vector<std::string> warnings;            // human-readable, one line each
+};
+
+// Loads one run folder; `backend_label` (may be empty) overrides the backend name.
+RunData load_run_folder(const std::string& dir, const std::string& backend_label = "");
+
+// Loads every PATH argument: a run folder, a plan folder (its run subfolders) or
+// "NAME=PATH" (the same, with backend NAME). Throws sb::Error when a path is neither, or when
+// nothing was found.
+std::vector<RunData> load_runs(const std::vector<std::string>& paths);
+
+// The backend a summary's config names: config.sim_preset ("sim:tgi"), else the host:port of
+// config.base_url, else "unknown".
+std::string backend_of(const nlohmann::json& summary);
+
+// The scenario: config.scenario when present, else the class names joined with "+" when the
+// run had several classes, else "in{input_tokens}/out{output_tokens}" from config.workload.
+std::string scenario_of(const nlohmann::json& summary);
+
+// The load the run was driven at: closed loop -> concurrency, open loop -> target rate.
+struct LoadPoint {
+  std::string kind;  // "concurrency" | "rate"
+  double value = 0;
+};
+LoadPoint load_of(const nlohmann::json& summary);
+
+// Reads summary[a][b]...: a finite number, or nullopt when absent, null or not a number.
+std::optional<double> number_at(const nlohmann::json& j, std::initializer_list<const char*> path);
+
+// Measured (non-warm-up) records, optionally only the ok ones.
+std::vector<const metrics::RequestRecord*> measured(const RunData& run, bool ok_only);
+
+}  // namespace sb::report

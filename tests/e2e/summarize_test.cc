@@ -1,0 +1,180 @@
+// `servebench summarize DIR` as users run it: after a kill -9 the summary is
+// rebuilt from requests.jsonl alone and counts every flushed line; a cut last
+// line is skipped; with the old summary.json at hand the rebuilt numbers equal
+// the run's own.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct CmdResult {
+  int code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+CmdResult run(const std::string& args) {
+  const std::string cmd = std::string(SERVEBENCH_BINARY) + " " + args + " 2>&1";
+  CmdResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+fs::path temp_dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("servebench-summarize-" + name + "-" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The whole ('\n'-terminated) lines of a file.
+std::vector<std::string> whole_lines(const std::string& text) {
+  std::vector<std::string> v;
+  size_t from = 0;
+  for (size_t eol; (eol = text.find('\n', from)) != std::string::npos; from = eol + 1)
+    v.push_back(text.substr(from, eol - from));
+  return v;
+}
+
+json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return json::parse(in);
+}
+
+TEST(Summarize, RecoversEveryFlushedRequestAfterKill9) {
+  const auto dir = temp_dir("kill9");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string out = dir.string();
+    const int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, STDOUT_FILENO);
+    dup2(devnull, STDERR_FILENO);
+    execl(SERVEBENCH_BINARY, SERVEBENCH_BINARY, "prof", "--sim", "instant", "--sim-time-scale", "20",
+          "--duration", "60s", "--concurrency", "4", "--output-length", "10", "--warmup", "2",
+          "--no-progress", "-o", out.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  usleep(2'500'000);
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  ASSERT_FALSE(fs::exists(dir / "summary.json")) << "a killed run writes no summary";
+
+  const std::string jsonl = slurp(dir / "requests.jsonl");
+  const auto lines = whole_lines(jsonl);
+  // ~200 ms requests, 4 at a time, flushed every second: a few dozen lines by now.
+  ASSERT_GT(lines.size(), 4u) << "nothing was flushed in 2.5 s";
+  int64_t ok = 0, warm = 0, measured = 0;
+  for (const auto& l : lines) {
+    const json j = json::parse(l);
+    if (j["warmup"].get<bool>()) {
+      ++warm;
+    } else {
+      ++measured;
+      ok += j["ok"].get<bool>();
+    }
+  }
+
+  const CmdResult r = run("summarize -q " + dir.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const json s = read_json(dir / "summary.json");
+  EXPECT_EQ(s["schema"], "servebench.summary/1");
+  EXPECT_EQ(s["run"]["requests"]["total"].get<int64_t>(), measured);
+  EXPECT_EQ(s["run"]["requests"]["ok"].get<int64_t>(), ok);
+  EXPECT_EQ(s["run"]["requests"]["warmup"].get<int64_t>(), warm);
+  EXPECT_EQ(s["run"]["interrupted"], true);
+  EXPECT_EQ(s["metrics"]["ttft_ms"]["count"].get<int64_t>(), ok);
+  EXPECT_EQ(s["metrics"]["itl_ms"]["count"].get<int64_t>(), ok * 9);
+  EXPECT_GT(s["throughput"]["requests_per_s"].get<double>(), 0);
+  EXPECT_EQ(s["config"]["summarized_from"], "requests.jsonl");
+  EXPECT_EQ(whole_lines(slurp(dir / "summary.csv")).size(), 2u);
+  fs::remove_all(dir);
+}
+
+TEST(Summarize, SkipsACutLastLineAndRejectsACorruptMiddleLine) {
+  const auto dir = temp_dir("cut");
+  const CmdResult prof = run("prof --sim instant -n 6 --concurrency 2 --output-length 5 --no-progress -q -o " +
+                             dir.string());
+  ASSERT_EQ(prof.code, 0) << prof.out;
+  fs::remove(dir / "summary.json");
+  const std::string jsonl = slurp(dir / "requests.jsonl");
+  const auto lines = whole_lines(jsonl);
+  ASSERT_EQ(lines.size(), 6u);
+  {
+    std::ofstream out(dir / "requests.jsonl", std::ios::binary | std::ios::app);
+    out << lines[0].substr(0, lines[0].size() / 2);  // a 7th line, cut while being written
+  }
+  CmdResult r = run("summarize -q " + dir.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("cut last line"), std::string::npos) << r.out;
+  EXPECT_EQ(read_json(dir / "summary.json")["run"]["requests"]["total"], 6);
+
+  {
+    std::ofstream out(dir / "requests.jsonl", std::ios::binary | std::ios::trunc);
+    out << lines[0] << "\n{\"id\": oops\n" << lines[1] << "\n";
+  }
+  r = run("summarize -q " + dir.string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("line 2"), std::string::npos) << r.out;
+
+  r = run("summarize -q " + (dir / "no-such-folder").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  fs::remove_all(dir);
+}
+
+TEST(Summarize, WithTheOldSummaryRebuildsTheSameNumbers) {
+  const auto dir = temp_dir("same");
+  const CmdResult prof =
+      run("prof --sim instant --request-rate 200 --arrival poisson -n 40 --output-length 6 "
+          "--goodput ttft:50 --goodput tpot:5 --bucket-interval 100 --no-progress -q -o " + dir.string());
+  ASSERT_EQ(prof.code, 0) << prof.out;
+  const json before = read_json(dir / "summary.json");
+  const std::string csv_before = slurp(dir / "summary.csv");
+  const CmdResult r = run("summarize -q " + dir.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const json after = read_json(dir / "summary.json");
+  for (const char* key : {"metrics", "throughput", "goodput", "load", "errors", "token_sources", "timeseries"})
+    EXPECT_EQ(after[key], before[key]) << key;
+  EXPECT_EQ(after["run"]["requests"], before["run"]["requests"]);
+  EXPECT_EQ(after["run"]["started_at"], before["run"]["started_at"]);
+  EXPECT_EQ(after["run"]["interrupted"], false);
+  EXPECT_EQ(after["config"]["api"], before["config"]["api"]);
+  EXPECT_EQ(slurp(dir / "summary.csv"), csv_before);
+
+  // --goodput re-evaluates the SLO over the same requests.
+  const CmdResult strict = run("summarize -q --goodput e2e:0.001 " + dir.string());
+  ASSERT_EQ(strict.code, 0) << strict.out;
+  EXPECT_EQ(read_json(dir / "summary.json")["goodput"]["good"], 0);
+  fs::remove_all(dir);
+}
+
+}  // namespace

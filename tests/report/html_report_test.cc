@@ -1,0 +1,184 @@
+// The HTML and Markdown reports on run folders written from hand-built records: every section
+// and chart present, numbers consistent with summary.json, nothing external.
+#include "report/html_report.h"
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <regex>
+
+#include "report/markdown_report.h"
+#include "run_folder_fixture.h"
+
+namespace sb::report {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::synthetic_info;
+using testing::synthetic_records;
+using testing::temp_folder;
+using testing::write_run;
+
+int count(const std::string& hay, const std::string& needle) {
+  int n = 0;
+  for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + 1)) ++n;
+  return n;
+}
+
+// Everything outside <pre> blocks (the config dump holds the target's URL as data).
+std::string without_pre(std::string s) {
+  static const std::regex pre("<pre>[^<]*</pre>");
+  return std::regex_replace(s, pre, "");
+}
+
+// A plan: 2 backends x 2 loads, and one bad-input run (cut requests.jsonl).
+std::vector<RunData> plan(const fs::path& d) {
+  int seed = 1;
+  for (const std::string b : {"tgi", "fastapi"})
+    for (int c : {2, 8})
+      write_run(d / b / fmt::format("c{}", c),
+                synthetic_records(40, seed++, b == "tgi" ? 1 : 1.5 + c / 8.0, c),
+                synthetic_info(c, b));
+  return load_runs({d.string()});
+}
+
+std::string chart_of(const std::string& html, const std::string& id) {
+  const auto start = html.find("data-chart=\"" + id + "\"");
+  if (start == std::string::npos) return "";
+  return html.substr(start, html.find("</svg>", start) - start);
+}
+
+TEST(HtmlReport, HasEverySectionAndChartAndNoExternalReference) {
+  const auto d = temp_folder("html");
+  const auto runs = plan(d);
+  ReportOptions o;
+  o.sla = {parse_sla("p99_e2e_ms:150"), parse_sla("error_rate_pct:1")};
+  const std::string html = render_html_report(runs, o);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  for (const char* sec :
+       {"id=\"sla\"", "id=\"recommendation\"", "id=\"comparison\"", "id=\"load\"", "id=\"cdf\"",
+        "id=\"timeseries\"", "id=\"runs\"", "id=\"config\"", "id=\"glossary\"", "id=\"resources\""})
+    EXPECT_NE(html.find(sec), std::string::npos) << sec;
+  for (const char* id : {"throughput-rps", "throughput-tokens", "latency-ttft-ms",
+                         "latency-tpot-ms", "latency-itl-ms", "latency-e2e-ms", "error-rate",
+                         "goodput", "cdf-ttft-ms", "cdf-tpot-ms", "cdf-itl-ms", "cdf-e2e-ms",
+                         "ts-throughput-0", "ts-inflight-0", "ts-ttft-0", "ts-tokens-3"}) {
+    const std::string c = chart_of(html, id);
+    ASSERT_FALSE(c.empty()) << id;
+    EXPECT_TRUE(c.find("<polyline") != std::string::npos) << id;
+    EXPECT_EQ(c.find("no data"), std::string::npos) << id;
+  }
+  // Self-contained: no script, no link, no URL outside the config dump.
+  const std::string body = without_pre(html);
+  for (const char* bad : {"http://", "https://", "<script", "<link", "src=", "href=", "url(",
+                          "@import", "<img", "<iframe"})
+    EXPECT_EQ(body.find(bad), std::string::npos) << bad;
+  // Glossary from the metric definitions.
+  EXPECT_NE(html.find("(e2e - TTFT) / (output_tokens - 1)"), std::string::npos);
+}
+
+TEST(HtmlReport, NumbersMatchSummaryJson) {
+  const auto d = temp_folder("numbers");
+  const auto runs = plan(d);
+  const std::string html = render_html_report(runs, {});
+  for (const RunData& r : runs) {
+    const auto& s = r.summary;
+    const double rps = s["throughput"]["requests_per_s"];
+    const double p99 = s["metrics"]["e2e_ms"]["p99"];
+    const double ttft50 = s["metrics"]["ttft_ms"]["p50"];
+    // The run table row holds the summary's numbers.
+    const std::string row_start = fmt::format("<tr><td>{}</td><td>{}</td>", r.name, r.backend);
+    const auto pos = html.find(row_start);
+    ASSERT_NE(pos, std::string::npos) << row_start;
+    const std::string row = html.substr(pos, html.find("</tr>", pos) - pos);
+    EXPECT_NE(row.find(fmt::format("<td>{:.2f}</td>", rps)), std::string::npos) << row;
+    EXPECT_NE(row.find(fmt::format("<td>{:.2f}</td>", p99)), std::string::npos) << row;
+    EXPECT_NE(row.find(fmt::format("<td>{:.2f}</td>", ttft50)), std::string::npos) << row;
+    // The throughput chart's point for this run is the exact summary value.
+    const std::string chart = chart_of(html, "throughput-rps");
+    EXPECT_NE(chart.find(fmt::format("data-series=\"{} · {}\" data-x=\"{}\" data-y=\"{}\"",
+                                     r.backend, r.scenario, load_of(s).value, rps)),
+              std::string::npos)
+        << r.name;
+    const std::string lat = chart_of(html, "latency-e2e-ms");
+    EXPECT_NE(lat.find(fmt::format("data-x=\"{}\" data-y=\"{}\"", load_of(s).value, p99)),
+              std::string::npos);
+    // The comparison cell at this load.
+    EXPECT_NE(html.find(fmt::format("P99 {:.1f} ms · {:.2f} req/s", p99, rps)), std::string::npos);
+  }
+  // CDF percentile markers equal the summary's percentiles (same definition, same samples).
+  const std::string cdf = chart_of(html, "cdf-e2e-ms");
+  const double p50 = runs[0].summary["metrics"]["e2e_ms"]["p50"];
+  EXPECT_NE(
+      cdf.find(fmt::format("data-series=\"{}\" data-x=\"{}\" data-y=\"0.5\"", runs[0].name, p50)),
+      std::string::npos);
+  // Comparison table: rows = backends, columns = the scenario.
+  EXPECT_NE(html.find("<table data-table=\"comparison-concurrency-2\"><thead><tr><th>backend</th>"
+                      "<th>in32/out16</th></tr>"),
+            std::string::npos);
+  EXPECT_NE(html.find("P99 e2e latency and QPS at concurrency 8"), std::string::npos);
+}
+
+TEST(HtmlReport, SlaVerdictsAndRecommendationFollowTheData) {
+  const auto d = temp_folder("sla");
+  const auto runs = plan(d);
+  ReportOptions o;
+  o.sla = {parse_sla("p99_e2e_ms:150")};
+  const std::string html = render_html_report(runs, o);
+  for (const RunData& r : runs) {
+    const double p99 = r.summary["metrics"]["e2e_ms"]["p99"];
+    const std::string verdict = fmt::format("{} {:.2f}", p99 <= 150 ? "PASS" : "FAIL", p99);
+    EXPECT_NE(html.find(verdict), std::string::npos) << verdict;
+  }
+  // tgi (scale 1) holds p99 e2e ~100 ms at both loads; fastapi does not.
+  EXPECT_NE(html.find("for in32/out16 at ≤ 8 concurrent users, sim:tgi meets every SLO"),
+            std::string::npos);
+}
+
+TEST(HtmlReport, BadInputIsReportedAndStillRenders) {
+  const auto d = temp_folder("bad");
+  write_run(d / "cut", synthetic_records(10, 1, 1), synthetic_info(2));
+  {
+    std::ofstream out(d / "cut" / "requests.jsonl", std::ios::app);
+    out << "{\"id\":99,\"class\":\"def";  // a line cut mid-way
+  }
+  write_run(d / "empty", {}, synthetic_info(4));
+  const auto runs = load_runs({d.string()});
+  const std::string html = render_html_report(runs, {});
+  EXPECT_NE(html.find("id=\"notes\""), std::string::npos);
+  EXPECT_NE(html.find("skipped 1 line that did not parse"), std::string::npos);
+  EXPECT_NE(html.find("empty run (no measured requests)"), std::string::npos);
+  EXPECT_NE(chart_of(html, "cdf-e2e-ms").find("<polyline"), std::string::npos);
+  EXPECT_NE(html.find("<td>empty</td>"), std::string::npos);
+}
+
+TEST(HtmlReport, ReportChartsListsEveryChart) {
+  const auto d = temp_folder("charts");
+  const auto runs = plan(d);
+  const auto charts = report_charts(runs, {});
+  const std::string html = render_html_report(runs, {});
+  EXPECT_EQ(static_cast<int>(charts.size()), count(html, "<svg class=\"chart\""));
+}
+
+TEST(MarkdownReport, HasTheTablesWithTheSameNumbers) {
+  const auto d = temp_folder("md");
+  const auto runs = plan(d);
+  ReportOptions o;
+  o.sla = {parse_sla("p99_e2e_ms:150")};
+  const std::string md = render_markdown_report(runs, o);
+  EXPECT_EQ(md.rfind("# servebench report", 0), 0u);
+  for (const char* h : {"## SLA compliance", "## Recommendation", "## Backends × scenarios",
+                        "## Runs", "| backend | in32/out16 |"})
+    EXPECT_NE(md.find(h), std::string::npos) << h;
+  for (const RunData& r : runs)
+    EXPECT_NE(md.find(fmt::format("| {:.2f} |", double(r.summary["throughput"]["requests_per_s"]))),
+              std::string::npos);
+  EXPECT_EQ(md.find("<svg"), std::string::npos);
+  Table t{"x", "x", {"a|b", "c"}, {{"1|2", "3"}}};
+  EXPECT_EQ(markdown_table(t), "| a\\|b | c |\n| --- | ---: |\n| 1\\|2 | 3 |\n");
+}
+
+}  // namespace
+}  // namespace sb::report
