@@ -19,7 +19,9 @@ bool same(const sb::metrics::Slo& a, const sb::metrics::Slo& b) {
   return a.ttft_ms == b.ttft_ms && a.tpot_ms == b.tpot_ms && a.e2e_ms == b.e2e_ms;
 }
 
-bool valid_bound(const std::optional<double>& v) { return !v || (std::isfinite(*v) && *v > 0); }
+bool valid_bound(const std::optional<double>& v) {
+  return !v || (std::isfinite(*v) && *v > 0);
+}
 
 }  // namespace
 

@@ -20,7 +20,8 @@ inline std::unique_ptr<protocol::Adapter> fuzz_adapter(protocol::Api api, bool s
   c.stream = stream;
   c.model = "m";
   if (api == protocol::Api::generic) {
-    c.generic_template = R"({"inputs":"{{prompt}}","parameters":{"max_new_tokens":{{max_tokens}}}})";
+    c.generic_template =
+        R"({"inputs":"{{prompt}}","parameters":{"max_new_tokens":{{max_tokens}}}})";
     c.generic_stream_pointer = "/token/text";
     c.generic_body_pointer = "/generated_text";
     c.generic_final_pointer = "/generated_text";
@@ -30,7 +31,7 @@ inline std::unique_ptr<protocol::Adapter> fuzz_adapter(protocol::Api api, bool s
 
 inline void check_decoded(const protocol::Decoded& d, std::string_view input) {
   FUZZ_CHECK(d.text.size() <= input.size() * 6 + 16);  // unescaping never grows much
-  FUZZ_CHECK(d.error_message.size() <= 512);  // the first 512 bytes (DESIGN §5)
+  FUZZ_CHECK(d.error_message.size() <= 512);           // the first 512 bytes (DESIGN §5)
   if (!d.text.empty()) FUZZ_CHECK(d.text.data() != nullptr);
 }
 
@@ -44,7 +45,8 @@ inline int fuzz_protocol(protocol::Api api, const uint8_t* data, size_t size) {
     rest.remove_prefix(eol == std::string_view::npos ? rest.size() : eol + 1);
     check_decoded(stream->decode_event(event), event);
   }
-  check_decoded(fuzz_adapter(api, true)->decode_event(input), input);  // the whole input as one event
+  check_decoded(fuzz_adapter(api, true)->decode_event(input),
+                input);  // the whole input as one event
   auto whole = fuzz_adapter(api, false);
   check_decoded(whole->decode_body(input), input);
   return 0;

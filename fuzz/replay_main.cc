@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
     }
     for (const auto& f : files) {
       std::ifstream in(f, std::ios::binary);
-      const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const std::string bytes((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
       // A copy in its own allocation, so that ASan sees reads past the end.
       std::vector<uint8_t> data(bytes.begin(), bytes.end());
       LLVMFuzzerTestOneInput(data.data(), data.size());

@@ -19,7 +19,8 @@
 namespace {
 
 bool plausible(int64_t t_ns) {
-  return t_ns == sb::metrics::kNoTime || (t_ns > -1'000'000'000'000'000 && t_ns < 1'000'000'000'000'000);
+  return t_ns == sb::metrics::kNoTime ||
+         (t_ns > -1'000'000'000'000'000 && t_ns < 1'000'000'000'000'000);
 }
 
 }  // namespace

@@ -31,7 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   FUZZ_CHECK(!url.host.empty());
   FUZZ_CHECK(url.port != 0);
-  FUZZ_CHECK(url.path_prefix.empty() || (url.path_prefix.front() == '/' && url.path_prefix.back() != '/'));
+  FUZZ_CHECK(url.path_prefix.empty() ||
+             (url.path_prefix.front() == '/' && url.path_prefix.back() != '/'));
   FUZZ_CHECK(head_safe(url.host));
   FUZZ_CHECK(head_safe(url.path_prefix));
   FUZZ_CHECK(head_safe(url.host_header()));

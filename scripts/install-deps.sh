@@ -11,6 +11,13 @@ packages=(
   python3 ca-certificates openssl
 )
 
+# Packages only the browser and chart-export tests use (tests/e2e/report_cli_test.cc skips
+# cleanly without them): `scripts/install-deps.sh --test` or SERVEBENCH_TEST_DEPS=1 adds them.
+test_packages=(chromium librsvg2-bin)
+if [ "${1:-}" = "--test" ] || [ "${SERVEBENCH_TEST_DEPS:-0}" = "1" ]; then
+  packages+=("${test_packages[@]}")
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -1,5 +1,7 @@
 #include "cli/prof_options.h"
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -8,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/units.h"
+#include "engine/config_json.h"
 
 namespace sb::cli {
 
@@ -29,6 +32,8 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
   app.add_option("-H,--header", f.headers, "Extra request header 'Name: value' (repeatable)");
   app.add_option("--api-key-env", f.api_key_env,
                  "Environment variable holding an API key, sent as a bearer token (never written out)");
+  app.add_option("--api-key-file", f.api_key_file,
+                 "File holding an API key (mode 600), sent as a bearer token (never written out)");
   app.add_flag("--insecure", f.insecure, "Do not verify the server's TLS certificate");
   app.add_option("--ca-file", f.ca_file, "PEM bundle of extra CA certificates");
   // Timeouts.
@@ -77,6 +82,43 @@ std::string read_file(const std::string& path, const char* flag) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// The key in `path`: its first line, surrounding whitespace removed. Refused when
+// the file is readable or writable by group or others (as ssh does for its keys).
+std::string read_key_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw usage_error(fmt::format("--api-key-file '{}': cannot read the file", path));
+  if (st.st_mode & (S_IRWXG | S_IRWXO))
+    throw usage_error(fmt::format(
+        "--api-key-file '{}': the file is accessible by group or others (mode {:04o}); "
+        "restrict it with: chmod 600 '{}'",
+        path, st.st_mode & 07777, path));
+  std::string key = read_file(path, "--api-key-file");
+  key = key.substr(0, key.find_first_of("\r\n"));
+  const auto first = key.find_first_not_of(" \t");
+  key = first == std::string::npos ? "" : key.substr(first, key.find_last_not_of(" \t") - first + 1);
+  if (key.empty()) throw usage_error(fmt::format("--api-key-file '{}': the file is empty", path));
+  return key;
+}
+
+bool is_loopback_host(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.starts_with("127.") ||
+         host.ends_with(".localhost");
+}
+
+// A credential (the API key, or a header such as X-Api-Key) that would cross the
+// network unencrypted: warn on stderr, naming the host; the run goes on.
+void warn_plain_http_secrets(const engine::EngineConfig& e) {
+  if (e.client.url.tls || is_loopback_host(e.client.url.host)) return;
+  bool secret_header = false;
+  for (const auto& [name, value] : e.headers) secret_header |= engine::is_secret_header(name);
+  if (e.api_key.empty() && !secret_header) return;
+  fmt::print(stderr,
+             "servebench: warning: {} will be sent over plain http to {} (not a loopback host): "
+             "anyone on the path can read it; use https://\n",
+             e.api_key.empty() ? "a credential header" : "the API key", e.client.url.host);
 }
 
 }  // namespace
@@ -134,6 +176,11 @@ ProfConfig to_prof_config(const ProfFlags& f) {
       throw usage_error(fmt::format("--api-key-env {}: the variable is not set or empty", f.api_key_env));
     e.api_key = key;
   }
+  if (!f.api_key_file.empty()) {
+    if (!f.api_key_env.empty())
+      throw usage_error("--api-key-file and --api-key-env exclude each other; give the key once");
+    e.api_key = read_key_file(f.api_key_file);
+  }
 
   e.timeouts.connect = duration_flag(f.connect_timeout, "--connect-timeout");
   e.timeouts.first_token = duration_flag(f.first_token_timeout, "--first-token-timeout");
@@ -175,7 +222,10 @@ ProfConfig to_prof_config(const ProfFlags& f) {
     throw usage_error("--max-error-rate: a fraction between 0 and 1 (e.g. 0.01 for 1%)");
   pc.quiet = f.quiet;
   pc.no_progress = f.no_progress;
-  if (f.sim.empty()) engine::validate(e);  // with --sim, validated once the URL is known
+  if (f.sim.empty()) {
+    engine::validate(e);  // with --sim, validated once the URL is known
+    warn_plain_http_secrets(e);
+  }
   return pc;
 }
 

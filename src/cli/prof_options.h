@@ -29,6 +29,7 @@ struct ProfFlags {
   std::string stream_pointer, body_pointer;
   bool no_stream = false, ignore_eos = false, insecure = false;
   std::string ca_file, api_key_env;
+  std::string api_key_file;  // a file holding the key; refused when group/world-readable
   std::vector<std::string> headers, goodput;
   std::string connect_timeout = "10s", first_token_timeout = "300s", idle_timeout = "60s",
               total_timeout = "600s", duration, bucket_interval = "1000", grace_period = "30s";

@@ -37,9 +37,10 @@ struct Loaded {
 Loaded read_requests(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw usage_error(fmt::format("summarize: cannot read {} (is the folder a servebench run's "
-                                  "output, e.g. runs/<time>-<api>/?)",
-                                  path));
+    throw usage_error(
+        fmt::format("summarize: cannot read {} (is the folder a servebench run's "
+                    "output, e.g. runs/<time>-<api>/?)",
+                    path));
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);)
     if (!line.empty() && line != "\r") lines.push_back(std::move(line));
@@ -71,7 +72,8 @@ void apply_old_summary(const nlohmann::json& s, metrics::RunInfo& info) {
   if (auto* c = get(s, "config"); c && c->is_object()) info.config = *c;
   if (auto* h = get(s, "host"); h && h->is_object()) info.host = *h;
   if (auto* run = get(s, "run")) {
-    if (auto* v = get(*run, "started_at"); v && v->is_string()) info.started_at = v->get<std::string>();
+    if (auto* v = get(*run, "started_at"); v && v->is_string())
+      info.started_at = v->get<std::string>();
     if (auto* v = get(*run, "duration_s"); v && v->is_number()) info.duration_s = v->get<double>();
     if (auto* v = get(*run, "interrupted"); v && v->is_boolean()) info.interrupted = v->get<bool>();
     if (auto* v = get(*run, "bucket_interval_ms"); v && v->is_number())
@@ -81,7 +83,8 @@ void apply_old_summary(const nlohmann::json& s, metrics::RunInfo& info) {
     if (auto* v = get(*load, "mode"); v && v->is_string()) info.load_mode = v->get<std::string>();
     if (auto* v = get(*load, "concurrency"); v && v->is_number_integer())
       info.concurrency = v->get<int>();
-    if (auto* v = get(*load, "target_rate"); v && v->is_number()) info.target_rate = v->get<double>();
+    if (auto* v = get(*load, "target_rate"); v && v->is_number())
+      info.target_rate = v->get<double>();
     if (auto* v = get(*load, "max_concurrency"); v && v->is_number_integer())
       info.max_concurrency = v->get<int>();
   }
@@ -96,7 +99,8 @@ void apply_old_summary(const nlohmann::json& s, metrics::RunInfo& info) {
 int run_summarize(const SummarizeFlags& f) {
   namespace fs = std::filesystem;
   if (!fs::is_directory(f.dir))
-    throw usage_error(fmt::format("summarize: '{}' is not a folder (give a run's output folder)", f.dir));
+    throw usage_error(
+        fmt::format("summarize: '{}' is not a folder (give a run's output folder)", f.dir));
   const std::string jsonl = (fs::path(f.dir) / "requests.jsonl").string();
   const std::string old_summary = (fs::path(f.dir) / "summary.json").string();
   Loaded loaded = read_requests(jsonl);
@@ -134,7 +138,8 @@ int run_summarize(const SummarizeFlags& f) {
     fmt::print(stderr, "servebench: skipped the cut last line of {}\n", jsonl);
   fmt::print(stderr, "servebench: rebuilt {}/summary.json and summary.csv from {} requests{}\n",
              f.dir, loaded.records.size(),
-             had_summary ? " (run config from the old summary.json)" : " (no summary.json: default run config)");
+             had_summary ? " (run config from the old summary.json)"
+                         : " (no summary.json: default run config)");
   return 0;
 }
 

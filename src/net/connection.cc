@@ -261,8 +261,9 @@ awaitable<NetResult> Connection::read_header(TimePoint deadline) {
       const size_t used = m.parser->put(
           asio::buffer(m.read_buffer.get() + m.read_begin, m.read_end - m.read_begin), ec);
       m.read_begin += used;
-      if (m.parser->is_header_done()) break;
+      // Before is_header_done(): a Content-Length over body_limit fails with the header done.
       if (ec && ec != http::error::need_more) co_return m.fail(ec, "reading the response header");
+      if (m.parser->is_header_done()) break;
     }
     ec = co_await m.read_some();
     if (ec == asio::error::eof && m.read_end == m.read_begin) {

@@ -145,6 +145,12 @@ std::vector<MetricDef> metric_defs() {
   return d;
 }
 
+size_t gap_count(const Samples& s) {
+  size_t n = 0;
+  for (const auto& g : s.itl) n += g.size();
+  return n;
+}
+
 std::string signed_pct(std::optional<double> v) {
   return v ? fmt::format("{:+.1f}%", *v) : "n/a";
 }
@@ -199,17 +205,23 @@ std::vector<MetricChange> compare_runs(const RunData& base, const RunData& cand,
     if (c.baseline && c.candidate && *c.baseline != 0)
       c.change_pct = (*c.candidate - *c.baseline) / *c.baseline * 100;
     if (c.change_pct && nb > 0 && nc > 0) {
+      // Values one round touches: ITL pools every gap of the drawn requests.
+      double per_round = static_cast<double>(nb + nc);
+      if (c.name.starts_with("itl")) per_round = static_cast<double>(gap_count(sb) + gap_count(sc));
+      const int rounds = static_cast<int>(
+          std::min<double>(o.resamples, std::max(200.0, 2e8 / std::max(1.0, per_round))));
+      c.resamples = rounds;
       std::vector<double> changes;
-      changes.reserve(static_cast<size_t>(o.resamples));
+      changes.reserve(static_cast<size_t>(rounds));
       std::vector<size_t> pb(nb), pc(nc);
       std::uniform_int_distribution<size_t> db(0, nb - 1), dc(0, nc - 1);
-      for (int b = 0; b < o.resamples; ++b) {
+      for (int b = 0; b < rounds; ++b) {
         for (auto& i : pb) i = db(rng);
         for (auto& i : pc) i = dc(rng);
         const auto vb = d.stat(sb, &pb), vc = d.stat(sc, &pc);
         if (vb && vc && *vb != 0) changes.push_back((*vc - *vb) / *vb * 100);
       }
-      if (changes.size() >= static_cast<size_t>(o.resamples) / 2) {
+      if (changes.size() >= static_cast<size_t>(rounds) / 2) {
         auto lo = changes, hi = changes;
         c.ci_low_pct = percentile_inplace(lo, (1 - o.confidence) / 2 * 100);
         c.ci_high_pct = percentile_inplace(hi, (1 + o.confidence) / 2 * 100);
@@ -310,6 +322,7 @@ json compare_to_json(const std::vector<MetricChange>& changes, const RunData& ba
                        {"ci_high_pct", opt(c.ci_high_pct)},
                        {"n_baseline", c.n_baseline},
                        {"n_candidate", c.n_candidate},
+                       {"resamples", c.resamples},
                        {"significant", c.significant},
                        {"regression", c.regression}});
   return {{"schema", "servebench.compare/1"},

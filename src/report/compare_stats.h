@@ -15,6 +15,8 @@
 // Throughput is resampled through the completions: the ok requests sorted by t_end, each
 // paired with the gap since the previous completion; rate = count / sum of gaps (tokens: sum
 // of tokens / sum of gaps). Its point value is the measured window's (as summary.json).
+// Work cap: a metric whose one round would touch more than ~2e8 / resamples values (ITL of
+// runs with millions of gaps) uses fewer rounds (at least 200), reported as `resamples`.
 // Significant: the interval excludes 0 and |change_pct| >= min_effect_pct (default 5%: smaller
 // changes are within run-to-run noise of a shared machine). A regression is a significant
 // change in the worse direction (latency up, throughput down).
@@ -45,6 +47,7 @@ struct MetricChange {
   std::optional<double> change_pct;
   std::optional<double> ci_low_pct, ci_high_pct;
   int64_t n_baseline = 0, n_candidate = 0;  // samples (requests) behind each value
+  int resamples = 0;  // bootstrap rounds used (fewer than asked for very large runs, see .cc)
   bool significant = false;
   bool regression = false;  // significant and worse
 };

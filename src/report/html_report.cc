@@ -1,5 +1,6 @@
 #include "report/html_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 
@@ -50,7 +51,7 @@ std::optional<double> metric(const json& s, const char* key, const char* stat) {
 
 svg::Axis load_axis(const std::string& kind) {
   return kind == "rate" ? svg::Axis{"request rate", "req/s", {}, {}}
-                        : svg::Axis{"concurrency", "requests in flight", {}, {}};
+                        : svg::Axis{"concurrency", "", {}, {}};
 }
 
 // Charts against load: one per quantity, one series per (backend, scenario) group.
@@ -77,7 +78,10 @@ std::vector<Chart> load_charts(const std::vector<RunGroup>& groups) {
           if (auto v = value(r->summary)) s.points.push_back({load_of(r->summary).value, *v});
         c.series.push_back(s);
       }
-      out.push_back({c.id, svg::render_line_chart(c)});
+      // Goodput exists only when prof was given --goodput: no chart rather than an empty one.
+      const bool empty = std::all_of(c.series.begin(), c.series.end(),
+                                     [](const svg::Series& s) { return s.points.empty(); });
+      if (!empty || c.id.rfind("goodput", 0) != 0) out.push_back({c.id, svg::render_line_chart(c)});
     };
     chart("throughput-rps", "Throughput (requests/s) vs load", {"throughput", "req/s", {}, {}},
           [](const json& s) {
@@ -262,7 +266,9 @@ std::string render_html_report(const std::vector<RunData>& runs, const ReportOpt
     fmt::format_to(it, "<h3>{}</h3>", escape(t.title));
     html_table(out, t);
   }
-  html_table(out, peak_table(groups, o.sla, o.max_error_rate));
+  const Table peak = peak_table(groups, o.sla, o.max_error_rate);
+  fmt::format_to(it, "<h3>{}</h3>", escape(peak.title));
+  html_table(out, peak);
   out += "</section>\n";
 
   const auto lc = load_charts(groups);

@@ -65,7 +65,7 @@ struct LineChart {
   Axis x, y;
   std::vector<Series> series;
   bool markers = true;  // draw (and make hoverable) every point
-  int width = 620, height = 300;
+  int width = 600, height = 300;
 };
 
 std::string render_line_chart(const LineChart& chart);
@@ -86,7 +86,7 @@ struct BarChart {
   std::vector<std::string> series;
   std::vector<std::vector<std::optional<double>>> values;
   Axis y;
-  int width = 620, height = 300;
+  int width = 600, height = 300;
 };
 std::string render_bar_chart(const BarChart& chart);
 

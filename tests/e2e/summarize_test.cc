@@ -42,7 +42,8 @@ CmdResult run(const std::string& args) {
 }
 
 fs::path temp_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("servebench-summarize-" + name + "-" + std::to_string(getpid()));
+  fs::path d =
+      fs::temp_directory_path() / ("servebench-summarize-" + name + "-" + std::to_string(getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -77,8 +78,8 @@ TEST(Summarize, RecoversEveryFlushedRequestAfterKill9) {
     const int devnull = open("/dev/null", O_WRONLY);
     dup2(devnull, STDOUT_FILENO);
     dup2(devnull, STDERR_FILENO);
-    execl(SERVEBENCH_BINARY, SERVEBENCH_BINARY, "prof", "--sim", "instant", "--sim-time-scale", "20",
-          "--duration", "60s", "--concurrency", "4", "--output-length", "10", "--warmup", "2",
+    execl(SERVEBENCH_BINARY, SERVEBENCH_BINARY, "prof", "--sim", "instant", "--sim-time-scale",
+          "20", "--duration", "60s", "--concurrency", "4", "--output-length", "10", "--warmup", "2",
           "--no-progress", "-o", out.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
@@ -122,8 +123,9 @@ TEST(Summarize, RecoversEveryFlushedRequestAfterKill9) {
 
 TEST(Summarize, SkipsACutLastLineAndRejectsACorruptMiddleLine) {
   const auto dir = temp_dir("cut");
-  const CmdResult prof = run("prof --sim instant -n 6 --concurrency 2 --output-length 5 --no-progress -q -o " +
-                             dir.string());
+  const CmdResult prof =
+      run("prof --sim instant -n 6 --concurrency 2 --output-length 5 --no-progress -q -o " +
+          dir.string());
   ASSERT_EQ(prof.code, 0) << prof.out;
   fs::remove(dir / "summary.json");
   const std::string jsonl = slurp(dir / "requests.jsonl");
@@ -155,14 +157,16 @@ TEST(Summarize, WithTheOldSummaryRebuildsTheSameNumbers) {
   const auto dir = temp_dir("same");
   const CmdResult prof =
       run("prof --sim instant --request-rate 200 --arrival poisson -n 40 --output-length 6 "
-          "--goodput ttft:50 --goodput tpot:5 --bucket-interval 100 --no-progress -q -o " + dir.string());
+          "--goodput ttft:50 --goodput tpot:5 --bucket-interval 100 --no-progress -q -o " +
+          dir.string());
   ASSERT_EQ(prof.code, 0) << prof.out;
   const json before = read_json(dir / "summary.json");
   const std::string csv_before = slurp(dir / "summary.csv");
   const CmdResult r = run("summarize -q " + dir.string());
   ASSERT_EQ(r.code, 0) << r.out;
   const json after = read_json(dir / "summary.json");
-  for (const char* key : {"metrics", "throughput", "goodput", "load", "errors", "token_sources", "timeseries"})
+  for (const char* key :
+       {"metrics", "throughput", "goodput", "load", "errors", "token_sources", "timeseries"})
     EXPECT_EQ(after[key], before[key]) << key;
   EXPECT_EQ(after["run"]["requests"], before["run"]["requests"]);
   EXPECT_EQ(after["run"]["started_at"], before["run"]["started_at"]);

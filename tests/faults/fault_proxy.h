@@ -135,17 +135,19 @@ class FaultProxy {
     }
     // Response bytes not yet forwarded, with the instant each piece may go.
     std::deque<std::pair<Clock::time_point, std::string>> pending;
-    size_t forwarded = 0;           // response bytes sent to the client
-    std::string header_seen;        // the response's first bytes, to find the header's end
+    size_t forwarded = 0;     // response bytes sent to the client
+    std::string header_seen;  // the response's first bytes, to find the header's end
     size_t header_end = std::string::npos;
     bool upstream_open = upstream >= 0, client_open = true;
     auto budget = [&]() -> size_t {  // response bytes that may still go (SIZE_MAX: no limit)
       switch (options_.mode) {
         case Mode::truncate:
         case Mode::reset:
-          if (!options_.after_header) return options_.after_bytes - std::min(forwarded, options_.after_bytes);
+          if (!options_.after_header)
+            return options_.after_bytes - std::min(forwarded, options_.after_bytes);
           if (header_end == std::string::npos) return SIZE_MAX;
-          return header_end + options_.after_bytes - std::min(forwarded, header_end + options_.after_bytes);
+          return header_end + options_.after_bytes -
+                 std::min(forwarded, header_end + options_.after_bytes);
         case Mode::close_after_header:
           if (header_end == std::string::npos) return SIZE_MAX;
           return header_end - std::min(forwarded, header_end);
@@ -155,7 +157,8 @@ class FaultProxy {
     };
     char buf[16384];
     while (!stop_ && client_open) {
-      pollfd fds[2] = {{client, POLLIN, 0}, {upstream, static_cast<short>(upstream_open ? POLLIN : 0), 0}};
+      pollfd fds[2] = {{client, POLLIN, 0},
+                       {upstream, static_cast<short>(upstream_open ? POLLIN : 0), 0}};
       auto wait = std::chrono::nanoseconds(std::chrono::milliseconds(2));
       if (!pending.empty())
         wait = std::clamp<std::chrono::nanoseconds>(pending.front().first - Clock::now(),
@@ -177,7 +180,8 @@ class FaultProxy {
             const size_t e = header_seen.find("\r\n\r\n");
             if (e != std::string::npos) header_end = e + 4;
           }
-          pending.emplace_back(Clock::now() + options_.delay, std::string(buf, static_cast<size_t>(n)));
+          pending.emplace_back(Clock::now() + options_.delay,
+                               std::string(buf, static_cast<size_t>(n)));
         }
       }
       // Forward what is due, within the budget.
@@ -208,7 +212,7 @@ class FaultProxy {
         client = -1;
         client_open = false;
       }
-      if (!upstream_open && pending.empty()) break;  // the server closed: so do we
+      if (upstream >= 0 && !upstream_open && pending.empty()) break;  // the server closed: so do we
     }
     if (client >= 0) ::close(client);
     if (upstream >= 0) ::close(upstream);

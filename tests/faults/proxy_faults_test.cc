@@ -56,7 +56,8 @@ Outcome run_through(const sim::Server& sim, const ProxyOptions& options, engine:
   return out;
 }
 
-engine::EngineConfig base_config(const sim::Server& sim, Api api = Api::openai_chat, bool stream = true) {
+engine::EngineConfig base_config(const sim::Server& sim, Api api = Api::openai_chat,
+                                 bool stream = true) {
   auto cfg = config_for(sim, api, stream);
   cfg.load.num_requests = 6;
   cfg.load.concurrency = 2;
@@ -170,26 +171,41 @@ TEST_P(CutResponses, HaveTheirErrorClassAndKeepEveryRecord) {
 
 INSTANTIATE_TEST_SUITE_P(
     Proxy, CutResponses,
-    ::testing::Values(
-        CutCase{"truncate_stream",
-                {.mode = Mode::truncate, .after_bytes = 200, .after_header = true},
-                Api::openai_chat, true, ErrorClass::incomplete_stream},
-        CutCase{"truncate_tgi_stream",
-                {.mode = Mode::truncate, .after_bytes = 200, .after_header = true}, Api::tgi,
-                true, ErrorClass::incomplete_stream},
-        CutCase{"truncate_whole_body",
-                {.mode = Mode::truncate, .after_bytes = 20, .after_header = true}, Api::openai,
-                false, ErrorClass::incomplete_stream},
-        CutCase{"reset_stream",
-                {.mode = Mode::reset, .after_bytes = 200, .after_header = true},
-                Api::openai_chat, true, ErrorClass::connection_reset},
-        CutCase{"reset_whole_body",
-                {.mode = Mode::reset, .after_bytes = 20, .after_header = true}, Api::tgi, false,
-                ErrorClass::connection_reset},
-        CutCase{"close_after_header_stream", {.mode = Mode::close_after_header},
-                Api::openai_chat, true, ErrorClass::incomplete_stream},
-        CutCase{"close_after_header_whole", {.mode = Mode::close_after_header}, Api::openai,
-                false, ErrorClass::incomplete_stream}),
+    ::testing::Values(CutCase{"truncate_stream",
+                              {.mode = Mode::truncate, .after_bytes = 600, .after_header = true},
+                              Api::openai_chat,
+                              true,
+                              ErrorClass::incomplete_stream},
+                      CutCase{"truncate_tgi_stream",
+                              {.mode = Mode::truncate, .after_bytes = 600, .after_header = true},
+                              Api::tgi,
+                              true,
+                              ErrorClass::incomplete_stream},
+                      CutCase{"truncate_whole_body",
+                              {.mode = Mode::truncate, .after_bytes = 20, .after_header = true},
+                              Api::openai,
+                              false,
+                              ErrorClass::incomplete_stream},
+                      CutCase{"reset_stream",
+                              {.mode = Mode::reset, .after_bytes = 600, .after_header = true},
+                              Api::openai_chat,
+                              true,
+                              ErrorClass::connection_reset},
+                      CutCase{"reset_whole_body",
+                              {.mode = Mode::reset, .after_bytes = 20, .after_header = true},
+                              Api::tgi,
+                              false,
+                              ErrorClass::connection_reset},
+                      CutCase{"close_after_header_stream",
+                              {.mode = Mode::close_after_header},
+                              Api::openai_chat,
+                              true,
+                              ErrorClass::incomplete_stream},
+                      CutCase{"close_after_header_whole",
+                              {.mode = Mode::close_after_header},
+                              Api::openai,
+                              false,
+                              ErrorClass::incomplete_stream}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(ProxyFaults, SlowDripOfSingleBytesParsesExactly) {
@@ -231,7 +247,7 @@ TEST(ProxyFaults, ResponseOverTheSizeLimitIsCutAndMemoryStaysBounded) {
   for (bool stream : {true, false}) {
     auto cfg = base_config(*sim, Api::openai, stream);
     cfg.workload.output_tokens = 400;
-    cfg.client.max_response_bytes = 2048;
+    cfg.client.max_response_bytes = 1024;  // the smallest allowed; a 400-token body is ~1.9 KB
     const auto o = run_through(*sim, {}, cfg);
     expect_no_lost_record(o, 6);
     expect_all(o, ErrorClass::response_too_large);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <regex>
 
 namespace sb::report::svg {
@@ -19,7 +20,8 @@ TEST(SvgNiceNumber, RoundsToOneTwoFiveTimesAPowerOfTen) {
   EXPECT_DOUBLE_EQ(nice_number(2.4, true), 2);
   EXPECT_DOUBLE_EQ(nice_number(4.0, true), 5);
   EXPECT_DOUBLE_EQ(nice_number(8.0, true), 10);
-  EXPECT_DOUBLE_EQ(nice_number(0.033, true), 0.02);
+  EXPECT_DOUBLE_EQ(nice_number(0.023, true), 0.02);
+  EXPECT_DOUBLE_EQ(nice_number(0.033, true), 0.05);
   EXPECT_DOUBLE_EQ(nice_number(130, false), 200);
   EXPECT_DOUBLE_EQ(nice_number(100, false), 100);
 }
@@ -98,7 +100,7 @@ TEST(SvgLineChart, HasAxesLegendAndHoverablePointsWithExactValues) {
   EXPECT_NE(s.find("<g class=\"legend\">"), std::string::npos);
   EXPECT_NE(s.find(">fastapi</text>"), std::string::npos);
   // y ticks 0..120 in nice steps, labels present
-  EXPECT_NE(s.find(">120</text>"), std::string::npos);
+  EXPECT_NE(s.find(">150</text>"), std::string::npos);  // 0..120 -> ticks 0, 50, .., 150
   EXPECT_NE(s.find(">0</text>"), std::string::npos);
   EXPECT_EQ(s.find("http"), std::string::npos);
   EXPECT_TRUE(s.ends_with("</svg>"));
