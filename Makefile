@@ -52,7 +52,7 @@ fuzz: deps
 	mkdir -p $(FUZZ_DIR)/artifacts
 	for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_DIR)/corpus/$$t; \
-	  if ! $(FUZZ_DIR)/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -timeout=10 \
+	  if ! $(FUZZ_DIR)/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -timeout=25 \
 	      -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_DIR)/artifacts/$$t- \
 	      $(FUZZ_DIR)/corpus/$$t fuzz/corpus/$$t > $(FUZZ_DIR)/$$t.log 2>&1; then \
 	    tail -n 40 $(FUZZ_DIR)/$$t.log; echo "fuzz: $$t found a bug (input in $(FUZZ_DIR)/artifacts/)"; exit 1; \

@@ -191,7 +191,9 @@ void accuracy() {
   std::ifstream in(trace);
   for (std::string line; std::getline(in, line);) {
     auto j = nlohmann::json::parse(line);
-    by_id[j["request_id"].get<std::string>()] = std::move(j);
+    if (!j["request_id"].is_string()) continue;
+    const std::string id = j["request_id"].get<std::string>();
+    by_id[id] = std::move(j);
   }
   std::remove(trace.c_str());
   const int64_t origin = result.run_start.time_since_epoch().count();
