@@ -160,7 +160,7 @@ const std::vector<std::pair<std::string, std::string>>& glossary() {
       {"percentiles",
        "exact over every sample, linear interpolation between closest ranks "
        "(numpy's default)"},
-      {"CDF", "fraction of requests whose value is at most x"},
+      {"CDF", "fraction of samples (requests; gaps for ITL) whose value is at most x"},
       {"stable",
        "a run with measured requests, error rate at most the --max-error-rate of the "
        "report (default 1%) and every --sla rule met"},

@@ -295,7 +295,7 @@ std::string render_cdf_chart(const std::string& id, const std::string& title, co
   c.title = title;
   c.x = x;
   c.x.min = c.x.min.value_or(0);
-  c.y = {"fraction of requests", "", 0.0, 1.0};
+  c.y = {"fraction of samples", "", 0.0, 1.0};
   c.markers = false;
   for (size_t i = 0; i < samples.size() && i < names.size(); ++i)
     c.series.push_back(cdf_series(names[i], samples[i]));

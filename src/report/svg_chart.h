@@ -74,7 +74,8 @@ std::string render_line_chart(const LineChart& chart);
 // at most `max_points` points (evenly spaced ranks, first and last kept).
 Series cdf_series(std::string name, std::vector<double> samples, size_t max_points = 200);
 
-// A CDF chart: y = fraction of requests (0..1); markers at each series' p50, p90, p99.
+// A CDF chart: y = fraction of samples (0..1; requests, or gaps for ITL); markers at each series'
+// p50, p90, p99.
 std::string render_cdf_chart(const std::string& id, const std::string& title, const Axis& x,
                              const std::vector<std::vector<double>>& samples,
                              const std::vector<std::string>& names);

@@ -156,7 +156,7 @@ TEST(SvgCdf, MarksThePercentiles) {
   EXPECT_NE(s.find("data-x=\"50\" data-y=\"0.5\""), std::string::npos);
   EXPECT_NE(s.find("data-x=\"99\" data-y=\"0.99\""), std::string::npos);
   EXPECT_NE(s.find("run-a: p99 = 99 ms"), std::string::npos);
-  EXPECT_NE(s.find("fraction of requests"), std::string::npos);
+  EXPECT_NE(s.find("fraction of samples"), std::string::npos);
 }
 
 TEST(SvgBarChart, DrawsOneBarPerValue) {
