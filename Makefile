@@ -21,6 +21,7 @@ build: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 test: build
+	@bash scripts/install-deps.sh --test
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 600
 ifeq ($(CI),true)
 	$(MAKE) test-asan

@@ -44,6 +44,7 @@ std::optional<int64_t> opt_int(simdjson::ondemand::value v) {
     return n;
   }
   const double x = v.get_double();
+  if (!(x > -9.2e18 && x < 9.2e18)) return std::nullopt;  // NaN or past int64: casting is UB
   return static_cast<int64_t>(x);
 }
 

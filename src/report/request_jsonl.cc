@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <iterator>
+#include <limits>
 #include <optional>
 
 #include <fmt/format.h>
@@ -97,7 +98,29 @@ std::optional<double> number_field(const json& j, const char* name) {
 }
 
 int64_t ns_from(double units, double ns_per_unit) {
-  return static_cast<int64_t>(std::llround(units * ns_per_unit));
+  // |t| <= 1e18 ns (~31 years): an instant plus a span still fits int64.
+  const double ns = units * ns_per_unit;
+  if (!(std::fabs(ns) <= 1e18))
+    throw Error(fmt::format("requests.jsonl: time {} out of range (over ~31 years)", units));
+  return static_cast<int64_t>(std::llround(ns));
+}
+
+// An integer field that fits T; anything else (a float, an out-of-range value) is an error,
+// never a cast (casting 1e300 to an integer is undefined behaviour).
+template <typename T>
+T int_field(const json& v, const char* name) {
+  if (v.is_number_unsigned()) {
+    const uint64_t x = v.get<uint64_t>();
+    if (x <= static_cast<uint64_t>(std::numeric_limits<T>::max())) return static_cast<T>(x);
+  } else if (v.is_number_integer()) {
+    const int64_t x = v.get<int64_t>();
+    if (x >= 0 && static_cast<uint64_t>(x) <= static_cast<uint64_t>(std::numeric_limits<T>::max()))
+      return static_cast<T>(x);
+    if constexpr (std::numeric_limits<T>::is_signed)
+      if (x < 0 && x >= static_cast<int64_t>(std::numeric_limits<T>::min()))
+        return static_cast<T>(x);
+  }
+  bad_field(name, "an integer in range");
 }
 
 TokenSource source_field(const json& j, const char* name) {
@@ -119,19 +142,25 @@ RequestRecord parse_request_jsonl(std::string_view line) {
                             line.substr(0, std::min<size_t>(line.size(), 80))));
   RequestRecord r;
   try {
-    if (const json* v = field(j, "id")) r.id = v->get<uint64_t>();
+    if (const json* v = field(j, "id")) r.id = int_field<uint64_t>(*v, "id");
     if (const json* v = field(j, "class")) r.request_class = v->get<std::string>();
     if (const json* v = field(j, "warmup")) r.warmup = v->get<bool>();
-    if (const json* v = field(j, "status")) r.status = v->get<int>();
+    if (const json* v = field(j, "status")) r.status = int_field<int>(*v, "status");
     if (const json* v = field(j, "error")) r.error = v->get<std::string>();
-    if (const json* v = field(j, "input_tokens")) r.input_tokens = v->get<int64_t>();
-    if (const json* v = field(j, "output_tokens")) r.output_tokens = v->get<int64_t>();
-    if (const json* v = field(j, "output_tokens_alt")) r.output_tokens_alt = v->get<int64_t>();
-    if (const json* v = field(j, "events")) r.events = v->get<uint32_t>();
+    if (const json* v = field(j, "input_tokens"))
+      r.input_tokens = int_field<int64_t>(*v, "input_tokens");
+    if (const json* v = field(j, "output_tokens"))
+      r.output_tokens = int_field<int64_t>(*v, "output_tokens");
+    if (const json* v = field(j, "output_tokens_alt"))
+      r.output_tokens_alt = int_field<int64_t>(*v, "output_tokens_alt");
+    if (const json* v = field(j, "events")) r.events = int_field<uint32_t>(*v, "events");
     if (const json* v = field(j, "itl_ms")) {
       if (!v->is_array()) bad_field("itl_ms", "an array");
       r.itl_ms.reserve(v->size());
-      for (const json& x : *v) r.itl_ms.push_back(x.is_number() ? x.get<float>() : NAN);
+      for (const json& x : *v) {
+        const double ms = x.is_number() ? x.get<double>() : NAN;
+        r.itl_ms.push_back(std::fabs(ms) <= 3e38 ? static_cast<float>(ms) : NAN);  // float range
+      }
     }
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("requests.jsonl: bad field type: {}", e.what()));

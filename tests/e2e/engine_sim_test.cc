@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 #include "common/error.h"
 #include "metrics/run_summary.h"
@@ -182,8 +184,12 @@ TEST(EngineSim, ClientTimingAgreesWithServerTruth) {
   EXPECT_GE(*std::min_element(first_delay_ms.begin(), first_delay_ms.end()), 0.0);
   // Bounds: 1 ms is the target at full scale on an idle machine; a shared 2-core
   // CI runner gets 5 ms so that this checks correctness, not the machine's load.
-  EXPECT_LT(first_p99, 5.0);
-  EXPECT_LT(itl_p99, 5.0);
+  // Under ASan+UBSan (`make test`'s second pass sets SERVEBENCH_SANITIZED=1) the client
+  // runs several times slower: there only a sanity bound; accuracy is the normal pass's job.
+  const char* sanitized = std::getenv("SERVEBENCH_SANITIZED");
+  const double bound_ms = sanitized && std::string(sanitized) == "1" ? 100.0 : 5.0;
+  EXPECT_LT(first_p99, bound_ms);
+  EXPECT_LT(itl_p99, bound_ms);
 }
 
 struct FaultCase {
