@@ -3,6 +3,8 @@
 // non-loopback host draws a warning.
 #include <gtest/gtest.h>
 
+#include "run_binary.h"
+
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,21 +22,9 @@ namespace fs = std::filesystem;
 
 constexpr const char* kKey = "sk-file-secret-7f3a91";
 
-struct CmdResult {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
-
+using sb::testing::CmdResult;
 CmdResult run(const std::string& args) {
-  const std::string cmd = std::string(SERVEBENCH_BINARY) + " " + args + " 2>&1";
-  CmdResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return sb::testing::run_servebench(args);
 }
 
 struct TempDir {

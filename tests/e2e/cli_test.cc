@@ -2,6 +2,8 @@
 // processes, output files, exit codes and messages for bad input.
 #include <gtest/gtest.h>
 
+#include "run_binary.h"
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -9,35 +11,24 @@
 #include <sstream>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CmdResult {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
-
+using sb::testing::CmdResult;
 CmdResult run(const std::string& args) {
-  const std::string cmd = std::string(SERVEBENCH_BINARY) + " " + args + " 2>&1";
-  CmdResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return sb::testing::run_servebench(args);
 }
 
 fs::path temp_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("servebench-cli-" + name + "-" + std::to_string(getpid()));
+  fs::path d =
+      fs::temp_directory_path() / ("servebench-cli-" + name + "-" + std::to_string(getpid()));
   fs::remove_all(d);
   return d;
 }
@@ -51,8 +42,10 @@ std::vector<std::string> lines(const fs::path& p) {
 
 TEST(Cli, ProfAgainstEmbeddedSimulatorWritesEveryOutput) {
   const auto dir = temp_dir("embedded");
-  const CmdResult r = run("prof --sim instant --api openai-chat -n 30 --concurrency 4 --warmup 2 "
-                    "--output-length 8 --goodput ttft:1000 --no-progress -o " + dir.string());
+  const CmdResult r =
+      run("prof --sim instant --api openai-chat -n 30 --concurrency 4 --warmup 2 "
+          "--output-length 8 --goodput ttft:1000 --no-progress -o " +
+          dir.string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("ttft"), std::string::npos) << r.out;  // the terminal table
 
@@ -61,9 +54,10 @@ TEST(Cli, ProfAgainstEmbeddedSimulatorWritesEveryOutput) {
   int warm = 0;
   for (const auto& l : jsonl) {
     const auto j = nlohmann::json::parse(l);
-    for (const char* k : {"id", "class", "warmup", "ok", "status", "error_class", "error", "t_sched_s",
-                          "t_send_s", "ttft_ms", "tpot_ms", "e2e_ms", "scheduled_e2e_ms",
-                          "input_tokens", "output_tokens", "output_tokens_source", "events", "itl_ms"})
+    for (const char* k :
+         {"id", "class", "warmup", "ok", "status", "error_class", "error", "t_sched_s", "t_send_s",
+          "ttft_ms", "tpot_ms", "e2e_ms", "scheduled_e2e_ms", "input_tokens", "output_tokens",
+          "output_tokens_source", "events", "itl_ms"})
       EXPECT_TRUE(j.contains(k)) << k << " in " << l;
     EXPECT_TRUE(j["ok"].get<bool>()) << l;
     EXPECT_EQ(j["output_tokens"], 8);
@@ -94,8 +88,10 @@ TEST(Cli, ProfAgainstEmbeddedSimulatorWritesEveryOutput) {
 TEST(Cli, SecretsNeverReachTheOutputs) {
   const auto dir = temp_dir("secret");
   setenv("SB_TEST_KEY", "sk-very-secret-123", 1);
-  const CmdResult r = run("prof --sim instant -n 3 --api-key-env SB_TEST_KEY -H 'X-Api-Key: hidden-456' "
-                    "--no-progress -o " + dir.string());
+  const CmdResult r =
+      run("prof --sim instant -n 3 --api-key-env SB_TEST_KEY -H 'X-Api-Key: hidden-456' "
+          "--no-progress -o " +
+          dir.string());
   ASSERT_EQ(r.code, 0) << r.out;
   for (const auto& f : fs::directory_iterator(dir)) {
     std::ifstream in(f.path());
@@ -129,8 +125,8 @@ TEST(Cli, SimProcessThenProfProcess) {
   ASSERT_EQ(url.rfind("http://127.0.0.1:", 0), 0u) << url;
 
   const auto dir = temp_dir("two-process");
-  const CmdResult r = run("prof --base-url " + url + " --api tgi -n 10 --concurrency 2 --no-progress -q -o " +
-                    dir.string());
+  const CmdResult r = run("prof --base-url " + url +
+                          " --api tgi -n 10 --concurrency 2 --no-progress -q -o " + dir.string());
   kill(pid, SIGTERM);
   int status = 0;
   waitpid(pid, &status, 0);
@@ -143,7 +139,8 @@ TEST(Cli, SimProcessThenProfProcess) {
 
 TEST(Cli, UnreachableTargetExitsThree) {
   const auto dir = temp_dir("unreachable");
-  const CmdResult r = run("prof --base-url http://127.0.0.1:1 -n 3 --no-progress -o " + dir.string());
+  const CmdResult r =
+      run("prof --base-url http://127.0.0.1:1 -n 3 --no-progress -o " + dir.string());
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_NE(r.out.find("cannot reach http://127.0.0.1:1"), std::string::npos) << r.out;
   fs::remove_all(dir);
@@ -154,17 +151,17 @@ TEST(Cli, BadFlagsExitTwoNamingTheFlag) {
     const char* args;
     const char* mentions;
   };
-  for (const Case& c : {Case{"prof --sim instant --concurrency abc", "--concurrency"},
-                        Case{"prof --sim instant --duration 5x", "--duration"},
-                        Case{"prof --base-url ftp://x", "--base-url"},
-                        Case{"prof --sim instant --api grpc", "--api"},
-                        Case{"prof --sim instant --goodput ttfx:3", "--goodput"},
-                        Case{"prof --sim instant --extra-body '[1]'", "--extra-body"},
-                        Case{"prof --sim instant -H NoColon", "-H"},
-                        Case{"prof --sim instant --concurrency 2 --request-rate 3", "--request-rate"},
-                        Case{"prof --sim nosuchpreset", "preset"},
-                        Case{"prof --sim instant --no-such-flag", "--no-such-flag"},
-                        Case{"prof", "--base-url"}}) {
+  for (const Case& c :
+       {Case{"prof --sim instant --concurrency abc", "--concurrency"},
+        Case{"prof --sim instant --duration 5x", "--duration"},
+        Case{"prof --base-url ftp://x", "--base-url"},
+        Case{"prof --sim instant --api grpc", "--api"},
+        Case{"prof --sim instant --goodput ttfx:3", "--goodput"},
+        Case{"prof --sim instant --extra-body '[1]'", "--extra-body"},
+        Case{"prof --sim instant -H NoColon", "-H"},
+        Case{"prof --sim instant --concurrency 2 --request-rate 3", "--request-rate"},
+        Case{"prof --sim nosuchpreset", "preset"},
+        Case{"prof --sim instant --no-such-flag", "--no-such-flag"}, Case{"prof", "--base-url"}}) {
     const CmdResult r = run(c.args);
     EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
     EXPECT_NE(r.out.find(c.mentions), std::string::npos) << c.args << "\n" << r.out;
@@ -173,8 +170,10 @@ TEST(Cli, BadFlagsExitTwoNamingTheFlag) {
 
 TEST(Cli, MaxErrorRateExitsFour) {
   const auto dir = temp_dir("errors");
-  const CmdResult r = run("prof --sim instant -n 5 -H 'x-sim-fault: status=503' --max-error-rate 0.1 "
-                    "--no-progress -o " + dir.string());
+  const CmdResult r =
+      run("prof --sim instant -n 5 -H 'x-sim-fault: status=503' --max-error-rate 0.1 "
+          "--no-progress -o " +
+          dir.string());
   EXPECT_EQ(r.code, 4) << r.out;
   EXPECT_EQ(lines(dir / "requests.jsonl").size(), 5u);
   EXPECT_TRUE(fs::exists(dir / "summary.json"));
@@ -195,8 +194,8 @@ TEST(Cli, InterruptWritesResultsFromWhatCompleted) {
     int devnull = open("/dev/null", O_WRONLY);
     dup2(devnull, STDOUT_FILENO);
     dup2(devnull, STDERR_FILENO);
-    execl(SERVEBENCH_BINARY, SERVEBENCH_BINARY, "prof", "--sim", "instant", "--sim-time-scale", "20",
-          "--duration", "60s", "--concurrency", "4", "--output-length", "10", "--no-progress",
+    execl(SERVEBENCH_BINARY, SERVEBENCH_BINARY, "prof", "--sim", "instant", "--sim-time-scale",
+          "20", "--duration", "60s", "--concurrency", "4", "--output-length", "10", "--no-progress",
           "--grace-period", "5s", "-o", out.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }

@@ -93,8 +93,10 @@ TEST(EngineSim, WarmupRequestsComeFirstAndAreFlagged) {
   int64_t last_warm_end = 0, first_measured_send = INT64_MAX;
   for (const auto& r : result.records) {
     EXPECT_EQ(r.warmup, r.id < 3) << r.id;
-    if (r.warmup) last_warm_end = std::max(last_warm_end, r.t_end_ns);
-    else first_measured_send = std::min(first_measured_send, r.t_send_ns);
+    if (r.warmup)
+      last_warm_end = std::max(last_warm_end, r.t_end_ns);
+    else
+      first_measured_send = std::min(first_measured_send, r.t_send_ns);
   }
   EXPECT_LE(last_warm_end, first_measured_send);  // the phases do not overlap
   metrics::RunInfo info;

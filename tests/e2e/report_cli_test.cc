@@ -2,6 +2,8 @@
 // the tests with the embedded simulator (`instant` preset: each run takes well under a second).
 #include <gtest/gtest.h>
 
+#include "run_binary.h"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,21 +23,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Cmd {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
-
+using Cmd = sb::testing::CmdResult;
 Cmd sb(const std::string& args) {
-  const std::string cmd = std::string(SERVEBENCH_BINARY) + " " + args + " 2>&1";
-  Cmd r;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return sb::testing::run_servebench(args);
 }
 
 std::string slurp(const fs::path& p) {

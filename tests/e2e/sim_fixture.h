@@ -21,7 +21,8 @@ inline std::unique_ptr<sim::Server> start_sim(const std::string& preset = "insta
   return s;
 }
 
-inline engine::EngineConfig config_for(const sim::Server& s, protocol::Api api, bool stream = true) {
+inline engine::EngineConfig config_for(const sim::Server& s, protocol::Api api,
+                                       bool stream = true) {
   engine::EngineConfig c;
   c.client.url = net::parse_url(s.url());
   c.adapter.api = api;
@@ -45,6 +46,8 @@ inline std::map<std::string, sim::TraceRecord> trace_by_id(const sim::Server& s)
   return m;
 }
 
-inline std::string request_id(uint64_t id) { return "servebench-" + std::to_string(id); }
+inline std::string request_id(uint64_t id) {
+  return "servebench-" + std::to_string(id);
+}
 
 }  // namespace sb::testing

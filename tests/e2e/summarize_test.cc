@@ -4,6 +4,8 @@
 // the run's own.
 #include <gtest/gtest.h>
 
+#include "run_binary.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -24,21 +26,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct CmdResult {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
-
+using sb::testing::CmdResult;
 CmdResult run(const std::string& args) {
-  const std::string cmd = std::string(SERVEBENCH_BINARY) + " " + args + " 2>&1";
-  CmdResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return sb::testing::run_servebench(args);
 }
 
 fs::path temp_dir(const std::string& name) {
