@@ -4,6 +4,7 @@
 #include <cmath>
 #include <ctime>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -132,17 +133,18 @@ RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks) {
   auto run_phase = [&](Phase& phase, auto slots_of) {
     std::vector<std::future<void>> done;
     for (int i = 0; i < worker_count; ++i) done.push_back(workers[i]->run_phase(phase, slots_of(i)));
-    TimePoint cancel_at = TimePoint::max();
+    std::optional<TimePoint> cancel_at;  // set once the phase starts stopping
+    bool cancelled = false;
     for (auto& f : done) {
       while (f.wait_for(250ms) != std::future_status::ready) {
         if (hooks.on_progress) hooks.on_progress(totals());
         const TimePoint now = Clock::now();
         const bool stopping = stop.load() || now >= phase.stop_at;
-        if (stopping && cancel_at == TimePoint::max())
+        if (stopping && !cancel_at)
           cancel_at = (stop.load() ? now : std::max(now, phase.stop_at)) + config.grace_period;
-        if (now >= cancel_at) {
+        if (cancel_at && !cancelled && now >= *cancel_at) {
           for (auto& w : workers) w->cancel_in_flight();
-          cancel_at = TimePoint::max() - 1h;  // cancel once
+          cancelled = true;
         }
       }
     }
