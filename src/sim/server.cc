@@ -14,6 +14,7 @@
 #endif
 
 #include <atomic>
+#include <condition_variable>
 #include <deque>
 #include <fstream>
 #include <mutex>
@@ -133,6 +134,8 @@ struct Server::Impl {
   std::unique_ptr<FaultDice> dice;
   std::atomic<uint64_t> seq{0};
   mutable std::mutex trace_mu;
+  mutable std::condition_variable idle_cv;  // signalled when in_flight drops (under trace_mu)
+  int64_t in_flight = 0;                    // generate handlers running (under trace_mu)
   std::vector<TraceRecord> records;
   std::ofstream trace_file;
 
@@ -173,6 +176,22 @@ awaitable<bool> Server::Impl::reject(tcp::socket& sock, TraceRecord& tr, ApiKind
 }
 
 awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, ApiKind api) {
+  // Counts this handler as in flight until its frame is gone (finished or destroyed
+  // by stop()), so wait_idle() can tell when the trace holds every request.
+  struct InFlight {
+    Impl& impl;
+    explicit InFlight(Impl& i) : impl(i) {
+      std::lock_guard lock(impl.trace_mu);
+      ++impl.in_flight;
+    }
+    ~InFlight() {
+      std::lock_guard lock(impl.trace_mu);
+      --impl.in_flight;
+      impl.idle_cv.notify_all();
+    }
+    InFlight(const InFlight&) = delete;
+    InFlight& operator=(const InFlight&) = delete;
+  } in_flight_guard(*this);
   TraceRecord tr;
   tr.seq = ++seq;
   tr.arrival_ns = ns_now();
@@ -587,6 +606,10 @@ std::string Server::url() const {
 std::vector<TraceRecord> Server::trace() const {
   std::lock_guard lock(impl_->trace_mu);
   return impl_->records;
+}
+bool Server::wait_idle(std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(impl_->trace_mu);
+  return impl_->idle_cv.wait_for(lock, timeout, [&] { return impl_->in_flight == 0; });
 }
 void Server::clear_trace() {
   std::lock_guard lock(impl_->trace_mu);

@@ -2,6 +2,7 @@
 // servebench sim's HTTP server: TGI and OpenAI (vLLM-flavoured) APIs plus /metrics
 // over HTTP/1.1 keep-alive, backed by the simulated Engine. Many instances may live
 // in one process; each owns its threads; no globals.
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,6 +30,10 @@ class Server {
 
   // Ground truth of every finished request so far (also written to trace_path).
   std::vector<TraceRecord> trace() const;
+  // Waits until no generate request is being handled, so that trace() holds every
+  // request a client has seen answered: the client may read a stream's last bytes
+  // before the server's handler resumes to record it. False on timeout.
+  bool wait_idle(std::chrono::milliseconds timeout) const;
   void clear_trace();
   const SimConfig& config() const;
 

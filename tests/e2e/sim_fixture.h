@@ -41,6 +41,7 @@ inline engine::EngineConfig config_for(const sim::Server& s, protocol::Api api,
 
 // The server's trace records by x-request-id ("servebench-<id>").
 inline std::map<std::string, sim::TraceRecord> trace_by_id(const sim::Server& s) {
+  EXPECT_TRUE(s.wait_idle(std::chrono::seconds(5))) << "the simulator still has requests in flight";
   std::map<std::string, sim::TraceRecord> m;
   for (auto& t : s.trace()) m[t.request_id] = t;
   return m;
