@@ -27,14 +27,14 @@ enum class LoadMode { closed, open };
 
 struct LoadConfig {
   LoadMode mode = LoadMode::closed;
-  int64_t concurrency = 1;      // closed loop: requests in flight
-  double request_rate = 0;      // open loop: requests per second
+  int64_t concurrency = 1;  // closed loop: requests in flight
+  double request_rate = 0;  // open loop: requests per second
   load::Arrival arrival = load::Arrival::poisson;
-  double burstiness = 1.0;      // gamma shape (1 = Poisson)
-  int64_t max_concurrency = 0;  // open loop cap (0 = none); waiting counts as queueing
-  int64_t num_requests = 0;     // measured requests (0 = bounded by duration only)
+  double burstiness = 1.0;         // gamma shape (1 = Poisson)
+  int64_t max_concurrency = 0;     // open loop cap (0 = none); waiting counts as queueing
+  int64_t num_requests = 0;        // measured requests (0 = bounded by duration only)
   Nanos duration = Nanos::zero();  // stop issuing after this (0 = bounded by count only)
-  int64_t warmup = 0;           // requests sent first and not measured
+  int64_t warmup = 0;              // requests sent first and not measured
   uint64_t seed = 0;
 };
 
@@ -49,6 +49,8 @@ struct EngineConfig {
   Timeouts timeouts;
   int workers = 0;  // event-loop threads; 0 = one per core
   size_t max_event_bytes = size_t{1} << 20;
+  bool keep_output_text =
+      false;                 // fill RequestRecord::output_text (quality, tokenizer, --save-outputs)
   Nanos grace_period = 30s;  // after an interrupt, wait this long for in-flight requests
   Nanos bucket_interval = 1s;
 };

@@ -12,7 +12,7 @@ namespace sb::engine {
 
 // Per-worker constants for building requests.
 struct RequestTemplate {
-  std::string target;         // URL path
+  std::string target;  // URL path
   std::string host_header;
   std::string extra_headers;  // "Name: value\r\n" lines incl. Authorization
   std::string_view accept;    // text/event-stream when streaming
@@ -23,8 +23,8 @@ struct RequestTemplate {
 // A keep-alive connection with the buffers its requests reuse.
 struct Channel {
   Channel(asio::any_io_executor ex, const net::ClientContext& client, protocol::Adapter& adapter,
-          bool stream, size_t max_event_bytes)
-      : connection(ex, client), recorder(adapter, stream, max_event_bytes) {}
+          bool stream, size_t max_event_bytes, bool keep_text)
+      : connection(ex, client), recorder(adapter, stream, max_event_bytes, keep_text) {}
   net::Connection connection;
   ResponseRecorder recorder;
   std::string request_bytes;

@@ -8,10 +8,13 @@ namespace {
 constexpr size_t kErrorBodyBytes = 512;
 }
 
-int64_t estimate_tokens_from_bytes(uint64_t bytes) { return static_cast<int64_t>((bytes + 3) / 4); }
+int64_t estimate_tokens_from_bytes(uint64_t bytes) {
+  return static_cast<int64_t>((bytes + 3) / 4);
+}
 
-ResponseRecorder::ResponseRecorder(protocol::Adapter& adapter, bool stream, size_t max_event_bytes)
-    : adapter_(adapter), stream_(stream), parser_(max_event_bytes) {}
+ResponseRecorder::ResponseRecorder(protocol::Adapter& adapter, bool stream, size_t max_event_bytes,
+                                   bool keep_text)
+    : adapter_(adapter), stream_(stream), keep_text_(keep_text), parser_(max_event_bytes) {}
 
 void ResponseRecorder::begin(metrics::RequestRecord& record) {
   record_ = &record;
@@ -44,6 +47,7 @@ void ResponseRecorder::apply(const protocol::Decoded& d, int64_t now_ns) {
     r.t_last_ns = now_ns;
     ++r.events;
   }
+  if (keep_text_ && d.content_chars > 0) r.output_text.append(d.text);
   content_chars_ += d.content_chars;
   reasoning_chars_ += d.reasoning_chars;
   event_tokens_ += d.tokens;
@@ -73,8 +77,8 @@ bool ResponseRecorder::on_body(std::string_view bytes, int64_t now_ns) {
     if (keep_going) keep_going = on_event(e.data, now_ns);
   });
   if (result == sse::FeedResult::event_too_large) {
-    fail(ErrorClass::malformed,
-         fmt::format("an SSE event exceeded {} bytes (--max-event-bytes)", parser_.max_event_bytes()));
+    fail(ErrorClass::malformed, fmt::format("an SSE event exceeded {} bytes (--max-event-bytes)",
+                                            parser_.max_event_bytes()));
     return false;
   }
   return keep_going;
@@ -104,19 +108,20 @@ void ResponseRecorder::finish(int64_t now_ns, bool complete) {
     }
   } else if (!failed() && stream_ && !final_seen_) {
     if (parser_.events() == 0 && !first_bytes_.empty()) {
-      fail(ErrorClass::malformed,
-           fmt::format("not an SSE stream: the body starts with '{}'", first_bytes_.substr(0, 200)));
+      fail(ErrorClass::malformed, fmt::format("not an SSE stream: the body starts with '{}'",
+                                              first_bytes_.substr(0, 200)));
     } else if (complete && parser_.has_partial()) {
       fail(ErrorClass::malformed, "the stream ended inside an SSE event");
     } else {
-      fail(ErrorClass::incomplete_stream,
-           fmt::format("the stream ended before its final event after {} events", parser_.events()));
+      fail(
+          ErrorClass::incomplete_stream,
+          fmt::format("the stream ended before its final event after {} events", parser_.events()));
     }
   }
 
   // Output tokens: server usage/details first, else the estimate (DESIGN §3).
-  const int64_t estimate =
-      event_tokens_ > 0 ? static_cast<int64_t>(event_tokens_) : estimate_tokens_from_bytes(text_bytes());
+  const int64_t estimate = event_tokens_ > 0 ? static_cast<int64_t>(event_tokens_)
+                                             : estimate_tokens_from_bytes(text_bytes());
   if (usage_tokens_ >= 0) {
     r.output_tokens = usage_tokens_;
     r.output_tokens_source =

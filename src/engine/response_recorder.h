@@ -19,7 +19,9 @@ namespace sb::engine {
 
 class ResponseRecorder {
  public:
-  ResponseRecorder(protocol::Adapter& adapter, bool stream, size_t max_event_bytes);
+  // keep_text: append every event's content text to RequestRecord::output_text.
+  ResponseRecorder(protocol::Adapter& adapter, bool stream, size_t max_event_bytes,
+                   bool keep_text = false);
 
   void begin(metrics::RequestRecord& record);
   // A 2xx status arrived: keep body pieces as stream events or as one body.
@@ -41,9 +43,10 @@ class ResponseRecorder {
 
   protocol::Adapter& adapter_;
   bool stream_;
+  bool keep_text_;
   sse::Parser parser_;
   metrics::RequestRecord* record_ = nullptr;
-  std::string body_;  // non-stream body, or the error body prefix
+  std::string body_;         // non-stream body, or the error body prefix
   std::string first_bytes_;  // first bytes of a streamed body, to explain a non-SSE body
   bool final_seen_ = false;
   int64_t last_text_ns_ = metrics::kNoTime;

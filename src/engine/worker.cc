@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include <boost/asio/redirect_error.hpp>
 #include <fmt/format.h>
+#include <boost/asio/redirect_error.hpp>
 
 namespace sb::engine {
 
@@ -43,7 +43,8 @@ Worker::Worker(int index, int worker_count, Shared shared)
       adapter_(protocol::make_adapter(shared.config.adapter)),
       slot_freed_(io_) {
   const auto& c = shared.config;
-  template_.target = c.client.url.target(c.endpoint.empty() ? adapter_->default_path() : c.endpoint);
+  template_.target =
+      c.client.url.target(c.endpoint.empty() ? adapter_->default_path() : c.endpoint);
   template_.host_header = c.client.url.host_header();
   template_.extra_headers = build_extra_headers(c);
   template_.accept = c.adapter.stream ? "text/event-stream" : "application/json";
@@ -52,7 +53,9 @@ Worker::Worker(int index, int worker_count, Shared shared)
   thread_ = std::thread([this] { io_.run(); });
 }
 
-Worker::~Worker() { join(); }
+Worker::~Worker() {
+  join();
+}
 
 void Worker::join() {
   if (!thread_.joinable()) return;
@@ -77,7 +80,8 @@ std::unique_ptr<Channel> Worker::acquire_channel() {
     idle_.pop_back();
   } else {
     ch = std::make_unique<Channel>(io_.get_executor(), shared_.client, *adapter_,
-                                   shared_.config.adapter.stream, shared_.config.max_event_bytes);
+                                   shared_.config.adapter.stream, shared_.config.max_event_bytes,
+                                   shared_.config.keep_output_text);
   }
   active_.push_back(ch.get());
   return ch;
@@ -96,9 +100,8 @@ awaitable<void> Worker::one_request(Phase& phase, uint64_t id, TimePoint t_sched
   const workload::WorkItem item = shared_.prompts.item(id);
   record.request_class = item.request_class.empty() ? "default" : item.request_class;
   record.input_tokens = item.input_tokens;
-  const std::string body = adapter_->build_body(
-      protocol::Prompt{.text = item.prompt, .messages_json = item.messages_json,
-                       .max_tokens = item.max_tokens});
+  const std::string body = adapter_->build_body(protocol::Prompt{
+      .text = item.prompt, .messages_json = item.messages_json, .max_tokens = item.max_tokens});
 
   counters_.started.fetch_add(1, std::memory_order_relaxed);
   counters_.in_flight.fetch_add(1, std::memory_order_relaxed);
@@ -123,8 +126,8 @@ awaitable<void> Worker::one_request(Phase& phase, uint64_t id, TimePoint t_sched
   if (!record.ok()) counters_.errors.fetch_add(1, std::memory_order_relaxed);
   if (const auto ttft = record.ttft_ms())
     counters_.ttft[WorkerCounters::ttft_bucket(*ttft)].fetch_add(1, std::memory_order_relaxed);
-  counters_.output_tokens.fetch_add(static_cast<uint64_t>(std::max<int64_t>(0, record.output_tokens)),
-                                    std::memory_order_relaxed);
+  counters_.output_tokens.fetch_add(
+      static_cast<uint64_t>(std::max<int64_t>(0, record.output_tokens)), std::memory_order_relaxed);
   shared_.sink(record);
   records_.push_back(std::move(record));
 }

@@ -51,6 +51,10 @@ struct RequestRecord {
   int64_t output_tokens_alt = -1;
   TokenSource output_tokens_alt_source = TokenSource::none;
 
+  // The generated content text (reasoning excluded), kept only when the run asks for it
+  // (EngineConfig::keep_output_text: quality scoring, exact token counting, --save-outputs).
+  std::string output_text;
+
   uint32_t events = 0;        // text-bearing events received
   std::vector<float> itl_ms;  // gaps between consecutive text-bearing events (events - 1 values)
 

@@ -14,6 +14,7 @@ struct WorkItem {
   int64_t max_tokens = 0;     // output tokens to request
   int64_t input_tokens = 0;   // estimated (token_estimate.h) until a tokenizer is configured
   std::string request_class = "default";
+  std::string reference;  // the expected answer (dataset `reference`), for quality scoring
 };
 
 struct WorkloadConfig {
@@ -21,6 +22,7 @@ struct WorkloadConfig {
   int64_t output_tokens = 128;  // max_tokens of every item
   std::string prompt_file;      // one prompt per line; empty: synthetic prompts
   uint64_t seed = 0;
+  std::string scenario;  // named preset: chat | long | mixed; empty = none (workload issue 4)
 };
 
 class PromptSource {
