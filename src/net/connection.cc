@@ -1,16 +1,18 @@
 #include "net/connection.h"
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <optional>
 
-#include <boost/asio/redirect_error.hpp>
-#include <boost/asio/ssl.hpp>
 #include <fmt/format.h>
 #include <openssl/ssl.h>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/ssl.hpp>
 
 #include "common/beast.h"
 #include "common/error.h"
+#include "net/rx_timestamp.h"
 
 namespace sb::net {
 
@@ -84,7 +86,8 @@ NetResult from_error(const error_code& ec, std::string_view during) {
 
 // Shared with the deadline timer's handler, which may run after the Connection is gone.
 struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
-  Impl(asio::any_io_executor ex, const ClientContext& ctx) : executor(ex), context(ctx), timer(ex) {}
+  Impl(asio::any_io_executor ex, const ClientContext& ctx)
+      : executor(ex), context(ctx), timer(ex) {}
 
   asio::any_io_executor executor;
   const ClientContext& context;
@@ -175,13 +178,31 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
     auto buf = asio::buffer(read_buffer.get() + read_end, kReadBufferBytes - read_end);
     error_code ec;
     size_t n;
-    if (tls)
+    if (tls) {
       n = co_await tls->async_read_some(buf, asio::redirect_error(use_awaitable, ec));
-    else
-      n = co_await tcp_socket->async_read_some(buf, asio::redirect_error(use_awaitable, ec));
-    read_at = Clock::now();
-    read_end += n;
-    co_return ec;
+      read_at = Clock::now();
+      read_end += n;
+      co_return ec;
+    }
+    // Plain TCP: read at once when bytes are waiting (as Asio's speculative read
+    // does), else wait for readability; each read carries the kernel's receive
+    // stamp, so a late event loop does not delay the recorded arrival.
+    const int fd = tcp_socket->native_handle();
+    for (;;) {
+      const RxResult rx = recv_timestamped(fd, buf.data(), buf.size());
+      read_at = rx.arrived;
+      if (rx.bytes > 0) {
+        read_end += static_cast<size_t>(rx.bytes);
+        co_return ec;
+      }
+      if (rx.bytes == 0) co_return asio::error::eof;
+      if (rx.error == EINTR) continue;
+      if (rx.error != EAGAIN && rx.error != EWOULDBLOCK)
+        co_return error_code(rx.error, asio::error::get_system_category());
+      co_await tcp_socket->async_wait(tcp::socket::wait_read,
+                                      asio::redirect_error(use_awaitable, ec));
+      if (ec) co_return ec;
+    }
   }
 };
 
@@ -195,9 +216,15 @@ Connection::~Connection() {
   }
 }
 
-bool Connection::is_open() const { return impl_->open(); }
-unsigned Connection::reuse_count() const { return impl_->reuse; }
-void Connection::close() { impl_->close(); }
+bool Connection::is_open() const {
+  return impl_->open();
+}
+unsigned Connection::reuse_count() const {
+  return impl_->reuse;
+}
+void Connection::close() {
+  impl_->close();
+}
 
 awaitable<NetResult> Connection::connect(TimePoint deadline) {
   auto& m = *impl_;
@@ -215,6 +242,7 @@ awaitable<NetResult> Connection::connect(TimePoint deadline) {
   }
   m.tcp_socket->set_option(tcp::no_delay(true), ec);
   if (!cimpl.tls) {
+    enable_rx_timestamps(m.tcp_socket->native_handle());
     m.clear_deadline();
     co_return NetResult{};
   }
@@ -225,7 +253,8 @@ awaitable<NetResult> Connection::connect(TimePoint deadline) {
   SSL_set_tlsext_host_name(m.tls->native_handle(), url.host.c_str());
   if (!m.context.options().insecure)
     m.tls->set_verify_callback(ssl::host_name_verification(url.host));
-  co_await m.tls->async_handshake(ssl::stream_base::client, asio::redirect_error(use_awaitable, ec));
+  co_await m.tls->async_handshake(ssl::stream_base::client,
+                                  asio::redirect_error(use_awaitable, ec));
   if (ec) {
     NetResult r = m.fail(ec, "TLS handshake");
     if (r.status != NetStatus::timeout) r.status = NetStatus::connect_failed;
@@ -334,7 +363,9 @@ awaitable<NetResult> Connection::read_body(TimePoint deadline, std::string_view&
   }
 }
 
-bool Connection::body_done() const { return !impl_->parser || impl_->parser->is_done(); }
+bool Connection::body_done() const {
+  return !impl_->parser || impl_->parser->is_done();
+}
 
 bool Connection::keep_alive() const {
   return impl_->parser && impl_->parser->is_done() && impl_->parser->keep_alive() && is_open();

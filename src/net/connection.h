@@ -5,7 +5,8 @@
 // Every operation takes an absolute deadline; an operation that passes it fails
 // with NetStatus::timeout and closes the connection. One timer per connection
 // enforces deadlines lazily: moving a deadline later costs no timer operation.
-// Bytes are read from the socket by us (one read = one arrival timestamp) and
+// Bytes are read from the socket by us (one read = one arrival timestamp: the
+// kernel's receive stamp over plain TCP, see rx_timestamp.h) and
 // parsed by Beast's HTTP/1.1 parser (status, headers, chunked or sized body). Requests are serialised
 // by the caller (raw bytes); the response is read header first, then the
 // decoded body (chunked or sized) piece by piece, as it arrives.
