@@ -3,6 +3,8 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+# Distributed runs on MPI (docs/distributed.md); scripts/install-deps.sh installs Open MPI.
+SERVEBENCH_MPI ?= ON
 ifeq ($(CI),true)
 CMAKE_FLAGS += -DSERVEBENCH_WERROR=ON
 endif
@@ -15,7 +17,8 @@ deps:
 	@bash scripts/install-deps.sh
 
 $(BUILD_DIR)/build.ninja:
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DSERVEBENCH_MPI=$(SERVEBENCH_MPI) $(CMAKE_FLAGS)
 
 build: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)

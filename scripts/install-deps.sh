@@ -8,14 +8,25 @@ packages=(
   libboost-dev libssl-dev libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev
   libcli11-dev libfmt-dev libsentencepiece-dev libpcre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libopenmpi-dev openmpi-bin
   python3 ca-certificates openssl
 )
 
-# Packages only the browser and chart-export tests use (tests/e2e/report_cli_test.cc skips
+# Packages only some tests use (tests/e2e/report_cli_test.cc: chromium, rsvg; tests/telemetry: prometheus, node exporter; each skips
 # cleanly without them): `scripts/install-deps.sh --test` or SERVEBENCH_TEST_DEPS=1 adds them.
-test_packages=(chromium librsvg2-bin)
+test_packages=(chromium librsvg2-bin prometheus prometheus-node-exporter)
 if [ "${1:-}" = "--test" ] || [ "${SERVEBENCH_TEST_DEPS:-0}" = "1" ]; then
   packages+=("${test_packages[@]}")
+fi
+
+# The example backends (examples/backends/, docs/backends.md): PyTorch, FastAPI, uvicorn and
+# the Prometheus client for /usr/bin/python3, plus OpenBLAS (Debian's torch falls back to the
+# slow reference BLAS without it). About 150 MB to download, 660 MB installed.
+# `--backends` adds them; `--test` too, for tests/backends (which skip cleanly without them).
+backend_packages=(python3-torch python3-fastapi python3-uvicorn python3-prometheus-client
+  libopenblas0-pthread)
+if [ "${1:-}" = "--backends" ] || [ "${1:-}" = "--test" ] || [ "${SERVEBENCH_TEST_DEPS:-0}" = "1" ]; then
+  packages+=("${backend_packages[@]}")
 fi
 
 missing=()

@@ -3,14 +3,30 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/agree_command.h"
 #include "cli/compare_command.h"
 #include "cli/prof_command.h"
 #include "cli/report_command.h"
+#include "cli/run_command.h"
 #include "cli/sim_command.h"
 #include "cli/summarize_command.h"
+#include "cli/sweep_command.h"
+#include "cli/monitor_command.h"
 #include "common/error.h"
+#ifdef SERVEBENCH_MPI
+#include <string_view>
+
+#include "mpi/distributed_prof.h"
+#include "mpi/launcher.h"
+#include "mpi/merge_command.h"
+#endif
 
 int main(int argc, char** argv) {
+#ifdef SERVEBENCH_MPI
+  // Started by mpirun/srun: `prof` runs as one rank of a distributed benchmark.
+  if (argc > 1 && std::string_view(argv[1]) == "prof" && sb::mpi::launched_by_mpi())
+    return sb::mpi::run_distributed_prof(argc, argv);
+#endif
   CLI::App app{"servebench: benchmark AI-model inference servers (TGI, vLLM, OpenAI-compatible, ...)"};
   app.set_version_flag("--version", "servebench " SERVEBENCH_VERSION);
   app.require_subcommand(1);
@@ -19,6 +35,13 @@ int main(int argc, char** argv) {
   auto report = sb::cli::add_report_command(app);
   auto compare = sb::cli::add_compare_command(app);
   auto summarize = sb::cli::add_summarize_command(app);
+  auto agree = sb::cli::add_agree_command(app);
+  auto sweep = sb::cli::add_sweep_command(app);
+  auto run = sb::cli::add_run_command(app);
+  auto monitor = sb::cli::add_monitor_command(app);
+#ifdef SERVEBENCH_MPI
+  auto merge = sb::mpi::add_merge_command(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -31,6 +54,13 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("report")) return report();
     if (app.got_subcommand("compare")) return compare();
     if (app.got_subcommand("summarize")) return summarize();
+    if (app.got_subcommand("agree")) return agree();
+    if (app.got_subcommand("sweep")) return sweep();
+    if (app.got_subcommand("run")) return run();
+    if (app.got_subcommand("monitor")) return monitor();
+#ifdef SERVEBENCH_MPI
+    if (app.got_subcommand("merge")) return merge();
+#endif
   } catch (const sb::Error& e) {
     fmt::print(stderr, "servebench: {}\n", e.what());
     return static_cast<int>(e.code());

@@ -20,7 +20,6 @@
 #include "sim/server.h"
 
 namespace sb::cli {
-namespace {
 
 std::string default_output_dir(const engine::EngineConfig& c) {
   const std::time_t t = std::time(nullptr);
@@ -51,6 +50,8 @@ metrics::RunInfo run_info(const ProfConfig& pc, const engine::RunResult& r) {
   return info;
 }
 
+namespace {
+
 int run_prof(const ProfFlags& flags) {
   ProfConfig pc = to_prof_config(flags);
 
@@ -61,6 +62,7 @@ int run_prof(const ProfFlags& flags) {
     sc.host = "127.0.0.1";
     sc.port = 0;
     sc.time_scale = pc.sim_time_scale;
+    if (pc.sim_seed) sc.seed = *pc.sim_seed;
     simulator = std::make_unique<sim::Server>(sc);
     simulator->start();
     pc.engine.client.url = net::parse_url(simulator->url());
@@ -74,6 +76,11 @@ int run_prof(const ProfFlags& flags) {
   std::filesystem::create_directories(dir, ec);
   if (ec) throw usage_error(fmt::format("--output-dir '{}': cannot create it ({})", dir, ec.message()));
   report::RequestLog log(dir);
+  RunTelemetry telemetry(flags.telemetry, simulator ? simulator->url() + "/metrics" : "",
+                         engine::effective_workers(pc.engine),
+                         pc.sim_preset.empty() ? pc.engine.client.url.host_header() : "sim:" + pc.sim_preset,
+                         fmt::format("in{}/out{}", pc.engine.workload.input_tokens,
+                                     pc.engine.workload.output_tokens));
 
   const std::atomic<bool>& stop = install_stop_handlers();
   ProgressPrinter progress(stderr);
@@ -81,13 +88,16 @@ int run_prof(const ProfFlags& flags) {
   hooks.on_record = [&log](const metrics::RequestRecord& r) { log.append(r); };
   hooks.stop = &stop;
   if (!pc.no_progress) hooks.on_progress = [&](const engine::LiveTotals& t) { progress.update(t); };
+  telemetry.attach(hooks);
 
   engine::RunResult result = engine::run_benchmark(pc.engine, hooks);
   progress.finish();
   log.close();
+  nlohmann::json telemetry_json = telemetry.finish(dir);
   if (simulator) simulator->stop();
 
-  const metrics::RunInfo info = run_info(pc, result);
+  metrics::RunInfo info = run_info(pc, result);
+  info.telemetry = std::move(telemetry_json);
   const metrics::RunSummary summary = metrics::summarize_run(result.records, info);
   report::write_run_outputs(dir, summary, info);
   if (!pc.quiet) fmt::print("{}\n", report::format_terminal_summary(summary));

@@ -56,6 +56,14 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
   app.add_option("--input-length", f.input_length, "Synthetic prompt length in tokens (estimated)")->capture_default_str();
   app.add_option("--output-length", f.output_length, "Output tokens to request")->capture_default_str();
   app.add_option("--prompt-file", f.prompt_file, "One prompt per line, used in turn");
+  app.add_option("--scenario", f.scenario, "Workload preset: chat | long | mixed (mixed:CHAT/LONG, e.g. mixed:70/30)");
+  app.add_option("--dataset", f.dataset, "Prompts from a dataset: JSONL, ShareGPT JSON, or a folder of images");
+  app.add_option("--dataset-format", f.dataset_format, "auto | synthetic | jsonl | sharegpt | images")->capture_default_str();
+  app.add_flag("--strict", f.strict, "A malformed dataset record is an error (default: skipped and counted)");
+  app.add_option("--input-dist", f.input_dist, "Synthetic prompt lengths, e.g. normal:mean=200,sd=50,min=10,max=500 (docs/workloads.md)");
+  app.add_option("--output-dist", f.output_dist, "Output lengths (max_tokens), e.g. uniform:min=64,max=256");
+  app.add_option("--shared-prefix", f.shared_prefix, "Shared-prefix prompts: prefixes=N,suffixes=M[,prefix=T][,suffix=T]");
+  app.add_option("--tokenizer", f.tokenizer, "tokenizer.model (SentencePiece) or tokenizer.json (byte-level BPE): exact token counts");
   // Metrics and results.
   app.add_option("--goodput", f.goodput, "SLO for goodput: ttft:MS, tpot:MS or e2e:MS (repeatable)");
   app.add_option("--bucket-interval", f.bucket_interval, "Time-series bucket in ms (e.g. 1000)")->capture_default_str();
@@ -66,8 +74,17 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
   app.add_option("--grace-period", f.grace_period, "After Ctrl-C, wait this long for in-flight requests")->capture_default_str();
   app.add_option("--sim", f.sim, "Start the embedded simulator with this preset (tgi, fastapi, pytorch) and target it");
   app.add_option("--sim-time-scale", f.sim_time_scale, "Embedded simulator: multiply simulated times");
+  app.add_option("--sim-seed", f.sim_seed,
+                 "Embedded simulator: seed of its output text (a different 'model'; default 42)");
+  app.add_flag("--save-outputs", f.save_outputs,
+               "Write each response's text to requests.jsonl (\"output\"; for `servebench agree`)");
+  app.add_option("--quality-tokenize", f.quality_tokenize,
+                 "Tokenizer of the quality scores: auto (zh for mostly-CJK text, else 13a), 13a, "
+                 "zh or char")
+      ->capture_default_str();
   app.add_flag("-q,--quiet", f.quiet, "Print no summary table");
   app.add_flag("--no-progress", f.no_progress, "Print no live progress");
+  add_telemetry_flags(app, f.telemetry);
 }
 
 namespace {
@@ -128,6 +145,13 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   auto& e = pc.engine;
   pc.sim_preset = f.sim;
   pc.sim_time_scale = f.sim_time_scale;
+  pc.sim_seed = f.sim_seed;
+  e.save_outputs = f.save_outputs;
+  if (auto t = quality::tokenize_from_string(f.quality_tokenize))
+    e.quality_tokenize = *t;
+  else
+    throw usage_error(fmt::format("--quality-tokenize '{}': use auto, 13a, zh or char",
+                                  f.quality_tokenize));
   if (f.base_url.empty() && f.sim.empty())
     throw usage_error("--base-url is required (e.g. --base-url http://127.0.0.1:8000), "
                       "or --sim tgi to benchmark the embedded simulator");
@@ -213,6 +237,14 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   e.workload.input_tokens = parse_count(f.input_length, "--input-length");
   e.workload.output_tokens = parse_count(f.output_length, "--output-length");
   e.workload.prompt_file = f.prompt_file;
+  e.workload.scenario = f.scenario;
+  e.workload.dataset = f.dataset;
+  e.workload.dataset_format = f.dataset_format;
+  e.workload.strict = f.strict;
+  e.workload.input_dist = f.input_dist;
+  e.workload.output_dist = f.output_dist;
+  e.workload.shared_prefix = f.shared_prefix;
+  e.workload.tokenizer = f.tokenizer;
   e.workload.seed = f.seed;
 
   pc.slo = metrics::parse_goodput_flags(f.goodput);

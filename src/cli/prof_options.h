@@ -1,12 +1,14 @@
 #pragma once
 // `servebench prof` flags -> plain config (DESIGN §7.3). Parsing only: no I/O
 // beyond reading the files a flag names, no network.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "engine/engine_config.h"
+#include "cli/monitor_command.h"
 #include "metrics/goodput.h"
 
 namespace sb::cli {
@@ -19,6 +21,7 @@ struct ProfConfig {
   double max_error_rate = -1;  // < 0: off
   std::string sim_preset;    // non-empty: start the embedded simulator and target it
   double sim_time_scale = 1.0;
+  std::optional<uint64_t> sim_seed;  // --sim-seed: the simulator's text seed (default: its own)
   bool quiet = false;
   bool no_progress = false;
 };
@@ -39,11 +42,18 @@ struct ProfFlags {
   double burstiness = 1.0;
   uint64_t seed = 0;
   std::string input_length = "256", output_length = "128", prompt_file;
+  std::string scenario, dataset, dataset_format = "auto", input_dist, output_dist, shared_prefix,
+      tokenizer;  // workload issue 4 (src/workload, src/tokenizer; docs/workloads.md)
+  bool strict = false;
   std::string output_dir, max_response_bytes = "64M", max_event_bytes = "1M";
   double max_error_rate = -1;
   std::string sim;
   double sim_time_scale = 1.0;
+  std::optional<uint64_t> sim_seed;
+  bool save_outputs = false;
+  std::string quality_tokenize = "auto";
   bool quiet = false, no_progress = false;
+  TelemetryFlags telemetry;  // --telemetry-interval, --gpu-telemetry, --server-metrics ...
 };
 
 void add_prof_flags(CLI::App& app, ProfFlags& flags);

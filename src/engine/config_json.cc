@@ -39,6 +39,13 @@ nlohmann::json config_to_json(const EngineConfig& c) {
   }
   return json{
       {"base_url", c.client.url.to_string()},
+      {"endpoints",
+       [&] {
+         json e = json::array({c.client.url.to_string()});
+         for (const auto& u : c.extra_endpoints) e.push_back(u.to_string());
+         return e;
+       }()},
+      {"load_balancer", to_string(c.load_balancer)},
       {"endpoint", c.endpoint},
       {"api", protocol::to_string(c.adapter.api)},
       {"stream", c.adapter.stream},
@@ -57,10 +64,22 @@ nlohmann::json config_to_json(const EngineConfig& c) {
       {"workload",
        {{"input_tokens", c.workload.input_tokens},
         {"output_tokens", c.workload.output_tokens},
-        {"prompt_file", c.workload.prompt_file}}},
+        {"prompt_file", c.workload.prompt_file},
+        {"scenario", c.workload.scenario},
+        {"input_dist", c.workload.input_dist},
+        {"output_dist", c.workload.output_dist},
+        {"dataset", c.workload.dataset},
+        {"dataset_format", c.workload.dataset_format},
+        {"strict", c.workload.strict},
+        {"shared_prefix", c.workload.shared_prefix},
+        {"tokenizer", c.workload.tokenizer},
+        // How input_tokens and (unless the server reports usage) output_tokens are counted.
+        {"token_counts", c.workload.tokenizer.empty() ? "estimate" : "tokenizer"}}},
       {"workers", c.workers},
       {"max_response_bytes", c.client.max_response_bytes},
       {"max_event_bytes", c.max_event_bytes},
+      {"save_outputs", c.save_outputs},
+      {"quality_tokenize", quality::to_string(c.quality_tokenize)},
       {"grace_period_s", to_s(c.grace_period)},
   };
 }

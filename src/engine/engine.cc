@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "load/arrival_schedule.h"
+#include "net/rx_timestamp.h"
 #include "workload/prompt_source.h"
 
 namespace sb::engine {
@@ -73,7 +74,11 @@ RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks) {
   validate(config);
   const LoadConfig& load = config.load;
   ensure_descriptors(max_in_flight(load) > 0 ? max_in_flight(load) : 1024);
+  const net::RxStampingHold stamping;  // every read of the run gets a kernel stamp
 
+  // The workload first: a bad dataset or tokenizer is a usage error before any connection.
+  const workload::PromptSource prompts(config.workload);
+  if (!prompts.warning().empty()) fmt::print(stderr, "servebench: warning: {}\n", prompts.warning());
   net::ClientContext client(config.client);
   {
     const auto probe = net::probe_connect(client, config.timeouts.connect);
@@ -81,7 +86,20 @@ RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks) {
       throw Error(fmt::format("cannot reach {}: {}", config.client.url.to_string(), probe.message),
                   ExitCode::unreachable);
   }
-  workload::PromptSource prompts(config.workload);
+  // Further endpoints (load balancing): one client context each, each probed.
+  std::vector<std::unique_ptr<net::ClientContext>> extra_clients;
+  std::vector<const net::ClientContext*> clients{&client};
+  for (const net::Url& url : config.extra_endpoints) {
+    net::ClientOptions o = config.client;
+    o.url = url;
+    extra_clients.push_back(std::make_unique<net::ClientContext>(o));
+    const auto probe = net::probe_connect(*extra_clients.back(), config.timeouts.connect);
+    if (!probe.ok())
+      throw Error(fmt::format("cannot reach {}: {}", url.to_string(), probe.message),
+                  ExitCode::unreachable);
+    clients.push_back(extra_clients.back().get());
+  }
+  EndpointPicker picker(clients.size(), config.load_balancer, config.load.seed);
 
   std::atomic<bool> never_stop{false};
   const std::atomic<bool>& stop = hooks.stop ? *hooks.stop : never_stop;
@@ -89,14 +107,22 @@ RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks) {
 
   RunResult result;
   result.started_at = iso_utc_now();
-  const TimePoint run_start = Clock::now();
+  TimePoint run_start = Clock::now();
+  if (hooks.align_start) {
+    run_start = hooks.align_start(run_start);
+    std::this_thread::sleep_until(run_start);
+  }
   result.run_start = run_start;
+  if (hooks.on_start) hooks.on_start(run_start);
   const int worker_count = effective_workers(config);
   result.workers = worker_count;
   std::vector<std::unique_ptr<Worker>> workers;
   for (int i = 0; i < worker_count; ++i)
     workers.push_back(std::make_unique<Worker>(
-        i, worker_count, Worker::Shared{config, client, prompts, run_start, sink, stop}));
+        i, worker_count,
+        Worker::Shared{config, client, prompts, run_start, sink, stop,
+                       clients.size() > 1 ? &clients : nullptr,
+                       clients.size() > 1 ? &picker : nullptr}));
 
   auto totals = [&] {
     LiveTotals t;
@@ -175,7 +201,7 @@ RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks) {
     measured.end_index =
         load.num_requests > 0 ? measured.first_index + static_cast<uint64_t>(load.num_requests)
                               : UINT64_MAX;
-    measured.next = measured.first_index;
+    measured.next = 0;  // closed loop claims count from 0 (Worker::closed_slot)
     if (load.mode == LoadMode::open) {
       size_t n = load.num_requests > 0 ? static_cast<size_t>(load.num_requests)
                                        : static_cast<size_t>(std::ceil(load.request_rate *
@@ -190,6 +216,10 @@ RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks) {
     }
     // Start a little ahead so every worker is waiting when the first send is due.
     measured.start = Clock::now() + (load.mode == LoadMode::open ? 5ms : 0ms);
+    if (hooks.align_start) {
+      measured.start = hooks.align_start(measured.start);
+      std::this_thread::sleep_until(measured.start - (load.mode == LoadMode::open ? 5ms : 0ms));
+    }
     if (load.duration > Nanos::zero()) measured.stop_at = measured.start + load.duration;
     completed = run_phase(measured, [&](int i) {
       const int64_t cap = max_in_flight(load);

@@ -35,6 +35,13 @@ struct RunHooks {
   RecordSink on_record;                   // thread-safe; called as each request ends
   const std::atomic<bool>* stop = nullptr;  // set by the caller on interrupt
   std::function<void(const LiveTotals&)> on_progress;  // called ~every 250 ms
+  // Called once with the run's start instant (telemetry samplers start on this clock).
+  std::function<void(TimePoint run_start)> on_start;
+  // Distributed runs (src/mpi): called on the caller's thread with the instant this process
+  // proposes for the run's start, then for the measured phase's; returns the instant to use
+  // instead (one absolute moment in every process, not earlier than proposed). The engine
+  // waits for it, so every *_ns of every process counts from the same moment.
+  std::function<TimePoint(TimePoint proposed)> align_start;
 };
 
 // Throws sb::Error: usage (bad config), unreachable (DNS failure, or no TCP

@@ -7,9 +7,11 @@
 #include <utility>
 #include <vector>
 
+#include "engine/endpoint_picker.h"
 #include "load/arrival_schedule.h"
 #include "net/connection.h"
 #include "protocol/adapter.h"
+#include "quality/tokenizer.h"
 #include "workload/prompt_source.h"
 
 namespace sb::engine {
@@ -36,10 +38,20 @@ struct LoadConfig {
   Nanos duration = Nanos::zero();  // stop issuing after this (0 = bounded by count only)
   int64_t warmup = 0;              // requests sent first and not measured
   uint64_t seed = 0;
+  // Distributed runs (src/mpi): this process sends only request ids first + k * shard_count +
+  // shard_index of each phase (closed and open loop), with concurrency and max_concurrency
+  // then meaning this process's own share. Defaults: the whole load.
+  int shard_index = 0;
+  int shard_count = 1;
 };
 
 struct EngineConfig {
   net::ClientOptions client;
+  // Further base URLs of the same server (providers.yaml `endpoints:`): requests are spread
+  // over client.url and these by load_balancer, each with its own keep-alive connections
+  // (same TLS options). Empty: client.url only, exactly as without load balancing.
+  std::vector<net::Url> extra_endpoints;
+  LoadBalancer load_balancer = LoadBalancer::rr;
   std::string endpoint;  // path under the base URL; empty = the API's default
   std::vector<std::pair<std::string, std::string>> headers;  // -H 'Name: value'
   std::string api_key;  // sent as "Authorization: Bearer ..."; never written anywhere
@@ -51,6 +63,9 @@ struct EngineConfig {
   size_t max_event_bytes = size_t{1} << 20;
   bool keep_output_text =
       false;                 // fill RequestRecord::output_text (quality, tokenizer, --save-outputs)
+  bool save_outputs = false;  // keep output_text in the records (requests.jsonl "output")
+  // Tokenizer of the quality scores (src/quality) when work items carry a reference.
+  quality::Tokenize quality_tokenize = quality::Tokenize::automatic;
   Nanos grace_period = 30s;  // after an interrupt, wait this long for in-flight requests
   Nanos bucket_interval = 1s;
 };

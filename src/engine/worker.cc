@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 #include <boost/asio/redirect_error.hpp>
 
+#include "quality/request_quality.h"
+#include "workload/output_tokens.h"
+
 namespace sb::engine {
 
 namespace {
@@ -22,6 +25,14 @@ awaitable<void> sleep_until(TimePoint t) {
   timer.expires_at(t);
   boost::system::error_code ec;
   co_await timer.async_wait(asio::redirect_error(use_awaitable, ec));
+}
+
+// Whether the work items carry references (quality scoring needs the output text): decided
+// on the first 16 items, since datasets give all or none of their entries a reference.
+bool has_references(const workload::PromptSource& prompts) {
+  for (uint64_t i = 0; i < 16; ++i)
+    if (!prompts.item(i).reference.empty()) return true;
+  return false;
 }
 
 }  // namespace
@@ -43,13 +54,21 @@ Worker::Worker(int index, int worker_count, Shared shared)
       adapter_(protocol::make_adapter(shared.config.adapter)),
       slot_freed_(io_) {
   const auto& c = shared.config;
-  template_.target =
-      c.client.url.target(c.endpoint.empty() ? adapter_->default_path() : c.endpoint);
-  template_.host_header = c.client.url.host_header();
-  template_.extra_headers = build_extra_headers(c);
-  template_.accept = c.adapter.stream ? "text/event-stream" : "application/json";
-  template_.run_start = shared.run_start;
-  template_.timeouts = c.timeouts;
+  const size_t endpoints = shared.clients ? shared.clients->size() : 1;
+  for (size_t i = 0; i < endpoints; ++i) {
+    const net::Url& url = i == 0 ? c.client.url : (*shared.clients)[i]->options().url;
+    RequestTemplate t;
+    t.target = url.target(c.endpoint.empty() ? adapter_->default_path() : c.endpoint);
+    t.host_header = url.host_header();
+    t.extra_headers = build_extra_headers(c);
+    t.accept = c.adapter.stream ? "text/event-stream" : "application/json";
+    t.run_start = shared.run_start;
+    t.timeouts = c.timeouts;
+    templates_.push_back(std::move(t));
+  }
+  idle_.resize(endpoints);
+  keep_text_ = c.keep_output_text || c.save_outputs || has_references(shared.prompts) ||
+               shared.prompts.tokenizer() != nullptr;  // --tokenizer counts the output text
   thread_ = std::thread([this] { io_.run(); });
 }
 
@@ -60,7 +79,7 @@ Worker::~Worker() {
 void Worker::join() {
   if (!thread_.joinable()) return;
   asio::post(io_, [this] {
-    idle_.clear();
+    for (auto& pool : idle_) pool.clear();
     guard_.reset();
   });
   thread_.join();
@@ -73,23 +92,26 @@ void Worker::cancel_in_flight() {
   });
 }
 
-std::unique_ptr<Channel> Worker::acquire_channel() {
+std::unique_ptr<Channel> Worker::acquire_channel(size_t endpoint) {
   std::unique_ptr<Channel> ch;
-  if (!idle_.empty()) {
-    ch = std::move(idle_.back());
-    idle_.pop_back();
+  auto& idle = idle_[endpoint];
+  if (!idle.empty()) {
+    ch = std::move(idle.back());
+    idle.pop_back();
   } else {
-    ch = std::make_unique<Channel>(io_.get_executor(), shared_.client, *adapter_,
+    const net::ClientContext& client =
+        shared_.clients ? *(*shared_.clients)[endpoint] : shared_.client;
+    ch = std::make_unique<Channel>(io_.get_executor(), client, *adapter_,
                                    shared_.config.adapter.stream, shared_.config.max_event_bytes,
-                                   shared_.config.keep_output_text);
+                                   keep_text_);
   }
   active_.push_back(ch.get());
   return ch;
 }
 
-void Worker::release_channel(std::unique_ptr<Channel> ch) {
+void Worker::release_channel(std::unique_ptr<Channel> ch, size_t endpoint) {
   active_.erase(std::find(active_.begin(), active_.end(), ch.get()));
-  if (ch->connection.is_open()) idle_.push_back(std::move(ch));
+  if (ch->connection.is_open()) idle_[endpoint].push_back(std::move(ch));
 }
 
 awaitable<void> Worker::one_request(Phase& phase, uint64_t id, TimePoint t_sched) {
@@ -105,9 +127,10 @@ awaitable<void> Worker::one_request(Phase& phase, uint64_t id, TimePoint t_sched
 
   counters_.started.fetch_add(1, std::memory_order_relaxed);
   counters_.in_flight.fetch_add(1, std::memory_order_relaxed);
-  auto channel = acquire_channel();
+  const size_t endpoint = shared_.picker ? shared_.picker->acquire() : 0;
+  auto channel = acquire_channel(endpoint);
   try {
-    co_await run_request(template_, *channel, body, record);
+    co_await run_request(templates_[endpoint], *channel, body, record);
   } catch (const std::exception& e) {
     // Not expected: every network and server fault is classified in run_request.
     // Keep the record rather than lose it.
@@ -116,11 +139,21 @@ awaitable<void> Worker::one_request(Phase& phase, uint64_t id, TimePoint t_sched
     record.error = fmt::format("internal error: {}", e.what());
     record.t_end_ns = ns_since(shared_.run_start, Clock::now());
   }
-  release_channel(std::move(channel));
+  release_channel(std::move(channel), endpoint);
+  if (shared_.picker) shared_.picker->release(endpoint);
   if (cancelled_ && !record.ok()) {
     record.error_class = ErrorClass::cancelled;
     record.error = "cancelled by the client after an interrupt";
   }
+  // --tokenizer: output tokens counted exactly from the text; the server's count is kept as
+  // the alternative, for the discrepancy in summary.json (workload/output_tokens.h).
+  if (const auto* tok = shared_.prompts.tokenizer()) workload::count_output_tokens(*tok, record);
+  // Quality (src/quality): score a successful response against its reference, keeping only
+  // the scores and their sufficient statistics; the text stays only with --save-outputs.
+  if (record.ok() && !item.reference.empty())
+    record.quality = std::make_shared<const quality::RequestQuality>(quality::score_request(
+        record.output_text, item.reference, shared_.config.quality_tokenize));
+  if (!shared_.config.save_outputs) std::string().swap(record.output_text);
   counters_.in_flight.fetch_sub(1, std::memory_order_relaxed);
   counters_.done.fetch_add(1, std::memory_order_relaxed);
   if (!record.ok()) counters_.errors.fetch_add(1, std::memory_order_relaxed);
@@ -138,20 +171,26 @@ awaitable<void> Worker::closed_slot(Phase& phase) {
     if (shared_.stop.load(std::memory_order_relaxed) || cancelled_) co_return;
     const TimePoint now = Clock::now();
     if (now >= phase.stop_at) co_return;
-    const uint64_t id = phase.next.fetch_add(1, std::memory_order_relaxed);
+    const auto& load = shared_.config.load;
+    const uint64_t k = phase.next.fetch_add(1, std::memory_order_relaxed);
+    const uint64_t id = phase.first_index + k * static_cast<uint64_t>(load.shard_count) +
+                        static_cast<uint64_t>(load.shard_index);
     if (id >= phase.end_index) co_return;
     co_await one_request(phase, id, now);
   }
 }
 
 awaitable<void> Worker::open_dispatch(Phase& phase, int64_t cap) {
-  // Open loop: ids index_, index_ + W, ... at their absolute scheduled instants.
+  // Open loop: schedule entries k = index_, index_ + W, ... at their absolute scheduled
+  // instants; in a distributed run (S shards) this process's entries shard_index + S * k.
   // A send that waits for a free slot (--max-concurrency) keeps its scheduled
   // time as t_sched, so the wait shows as dispatch delay and in scheduled_e2e.
   auto ex = co_await asio::this_coro::executor;
   const auto& schedule = *phase.schedule;
-  for (uint64_t k = static_cast<uint64_t>(index_); k < schedule.size();
-       k += static_cast<uint64_t>(worker_count_)) {
+  const auto shards = static_cast<uint64_t>(shared_.config.load.shard_count);
+  for (uint64_t k = static_cast<uint64_t>(shared_.config.load.shard_index) +
+                    static_cast<uint64_t>(index_) * shards;
+       k < schedule.size(); k += static_cast<uint64_t>(worker_count_) * shards) {
     const uint64_t id = phase.first_index + k;
     if (id >= phase.end_index) break;
     const TimePoint t_sched = phase.start + schedule[k];

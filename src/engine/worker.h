@@ -28,7 +28,9 @@ struct Phase {
   TimePoint stop_at = TimePoint::max();  // no request is issued at or after this instant
   LoadMode mode = LoadMode::closed;
   const std::vector<Nanos>* schedule = nullptr;  // open loop: offset of request first_index + k
-  std::atomic<uint64_t> next{0};                 // closed loop: next id to claim
+  // Closed loop: this process's next claim k; its id is first_index + k * shard_count +
+  // shard_index (LoadConfig), i.e. first_index + k in a single-process run.
+  std::atomic<uint64_t> next{0};
 };
 
 // Live counters, written by the worker thread only, read by the progress display.
@@ -57,6 +59,10 @@ class Worker {
     TimePoint run_start;
     const RecordSink& sink;  // called on the worker thread as each request ends; thread-safe
     const std::atomic<bool>& stop;  // set on interrupt: issue nothing more
+    // Several endpoints (EngineConfig::extra_endpoints): clients[i] serves endpoint i
+    // (clients[0] is `client`), picker chooses one per request. Null: `client` only.
+    const std::vector<const net::ClientContext*>* clients = nullptr;
+    EndpointPicker* picker = nullptr;
   };
   Worker(int index, int worker_count, Shared shared);
   ~Worker();
@@ -76,8 +82,8 @@ class Worker {
   awaitable<void> closed_slot(Phase& phase);
   awaitable<void> open_dispatch(Phase& phase, int64_t cap);
   awaitable<void> one_request(Phase& phase, uint64_t id, TimePoint t_sched);
-  std::unique_ptr<Channel> acquire_channel();
-  void release_channel(std::unique_ptr<Channel> channel);
+  std::unique_ptr<Channel> acquire_channel(size_t endpoint);
+  void release_channel(std::unique_ptr<Channel> channel, size_t endpoint);
   void wake(asio::steady_timer& timer) { timer.cancel(); }
 
   int index_;
@@ -86,10 +92,11 @@ class Worker {
   asio::io_context io_{1};
   asio::executor_work_guard<asio::io_context::executor_type> guard_;
   std::unique_ptr<protocol::Adapter> adapter_;
-  RequestTemplate template_;
-  std::vector<std::unique_ptr<Channel>> idle_;
+  std::vector<RequestTemplate> templates_;                    // one per endpoint
+  std::vector<std::vector<std::unique_ptr<Channel>>> idle_;  // per endpoint
   std::vector<Channel*> active_;
   bool cancelled_ = false;
+  bool keep_text_ = false;  // record output_text: asked for, or needed to score quality
   std::vector<metrics::RequestRecord> records_;
   WorkerCounters counters_;
   int64_t in_flight_ = 0;

@@ -3,6 +3,7 @@
 // Times are nanoseconds since the run's start (one steady_clock, taken in the
 // worker that owns the request); kNoTime marks an instant that never happened.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 
 #include "common/clock.h"
 #include "common/error_class.h"
+#include "quality/request_quality.h"
 
 namespace sb::metrics {
 
@@ -54,6 +56,10 @@ struct RequestRecord {
   // The generated content text (reasoning excluded), kept only when the run asks for it
   // (EngineConfig::keep_output_text: quality scoring, exact token counting, --save-outputs).
   std::string output_text;
+  // Quality against the work item's reference (src/quality), set when the item had a
+  // reference and the request succeeded; null otherwise. Shared and immutable, so unscored
+  // records stay small and copies are cheap.
+  std::shared_ptr<const quality::RequestQuality> quality;
 
   uint32_t events = 0;        // text-bearing events received
   std::vector<float> itl_ms;  // gaps between consecutive text-bearing events (events - 1 values)

@@ -109,6 +109,8 @@ TokenSourceStats compute_token_sources(const Records& measured) {
     if (r->output_tokens_alt < 0 || r->output_tokens_source == TokenSource::none) continue;
     const auto diff = static_cast<double>(std::llabs(r->output_tokens - r->output_tokens_alt));
     ++s.discrepancy_count;
+    ++s.discrepancy_pairs[std::string(to_string(r->output_tokens_source)) + "_vs_" +
+                          std::string(to_string(r->output_tokens_alt_source))];
     abs_sum += diff;
     rel_sum += diff / static_cast<double>(std::max<int64_t>(r->output_tokens, 1));
   }
@@ -117,6 +119,14 @@ TokenSourceStats compute_token_sources(const Records& measured) {
     s.mean_abs_rel_diff = rel_sum / static_cast<double>(s.discrepancy_count);
   }
   return s;
+}
+
+// Corpus quality over the measured requests that were scored (quality/request_quality.h).
+std::optional<quality::CorpusQuality> compute_quality(const Records& measured) {
+  quality::QualityTotals totals;
+  for (const RequestRecord* r : measured)
+    if (r->quality) totals.add(*r->quality);
+  return totals.corpus();
 }
 
 }  // namespace
@@ -152,16 +162,19 @@ RunSummary summarize_run(const std::vector<RequestRecord>& records, const RunInf
 
   s.load = compute_load(measured, info);
   s.token_sources = compute_token_sources(measured);
+  s.quality = compute_quality(measured);
 
   std::map<std::string, Records> by_class;
   for (const RequestRecord* r : measured) by_class[r->request_class].push_back(r);
-  if (by_class.size() > 1) {
+  // Per class when there are several, or one named class (a scenario such as `chat`).
+  if (by_class.size() > 1 || (by_class.size() == 1 && by_class.begin()->first != "default")) {
     for (const auto& [name, recs] : by_class) {
       ClassSummary& c = s.classes[name];
       c.requests = count_requests(recs);
       c.metrics = compute_metrics(recs);
       c.throughput = compute_throughput(recs, window_s);
       c.errors = count_errors(recs);
+      c.quality = compute_quality(recs);
     }
   }
 

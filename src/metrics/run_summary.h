@@ -23,7 +23,8 @@
 //   discrepancy over those that also have an independent count (output_tokens_alt >= 0):
 //   mean |output_tokens - output_tokens_alt| and mean of that / max(output_tokens, 1).
 // Classes: the same numbers per request class, when the measured requests have more than one
-//   class; their throughput uses the run's measured window, so class rates add up to the run's.
+//   class or one named class (not "default"); their throughput uses the run's measured
+//   window, so class rates add up to the run's.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -36,6 +37,7 @@
 #include "metrics/goodput.h"
 #include "metrics/request_record.h"
 #include "metrics/timeseries.h"
+#include "quality/request_quality.h"
 
 namespace sb::metrics {
 
@@ -54,6 +56,7 @@ struct RunInfo {
   int max_concurrency = 0;           // open-loop cap; 0 if none
   Slo slo;
   double bucket_interval_ms = 1000;  // <= 0: no time series
+  nlohmann::json telemetry;          // summary.json `telemetry` (src/telemetry); null: none
 };
 
 struct RequestCounts {
@@ -93,6 +96,9 @@ struct LoadResult {
 struct TokenSourceStats {
   std::map<std::string, int64_t> counts;  // source name -> measured ok requests
   int64_t discrepancy_count = 0;          // requests with both counts
+  // Those requests by "<source>_vs_<alt source>", e.g. "tokenizer_vs_usage" (--tokenizer
+  // against the server's usage) or "usage_vs_estimate".
+  std::map<std::string, int64_t> discrepancy_pairs;
   std::optional<double> mean_abs_diff_tokens;
   std::optional<double> mean_abs_rel_diff;
 };
@@ -105,6 +111,7 @@ struct ClassSummary {
   MetricSet metrics;
   Throughput throughput;
   ErrorCounts errors;
+  std::optional<quality::CorpusQuality> quality;
 };
 
 struct RunSummary {
@@ -116,7 +123,10 @@ struct RunSummary {
   LoadResult load;
   ErrorCounts errors;
   TokenSourceStats token_sources;
-  std::map<std::string, ClassSummary> classes;  // empty unless more than one class
+  // Corpus quality of the measured requests scored against a reference (ok ones with a
+  // work-item reference; quality/request_quality.h); nullopt when none was scored.
+  std::optional<quality::CorpusQuality> quality;
+  std::map<std::string, ClassSummary> classes;  // empty when all are "default"
   double bucket_interval_ms = 0;
   std::vector<TimeBucket> timeseries;
 };

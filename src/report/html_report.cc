@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -154,10 +155,44 @@ std::vector<Chart> cdf_charts(const std::vector<RunData>& runs) {
   return out;
 }
 
+// Telemetry series (summary.json `telemetry.series`, src/telemetry) with points, on the
+// run's time axis: one chart per unit, one line per series (bytes shown in GiB).
+std::vector<Chart> telemetry_charts(const RunData& r, size_t index) {
+  std::vector<Chart> out;
+  const json series = r.summary.contains("telemetry")
+                          ? r.summary["telemetry"].value("series", json::array())
+                          : json::array();
+  if (!series.is_array()) return out;
+  std::map<std::string, svg::LineChart> by_unit;
+  for (const json& s : series) {
+    if (!s.contains("points") || !s["points"].is_array() || s["points"].empty()) continue;
+    std::string unit = s.value("unit", "");
+    const double scale = unit == "bytes" ? 1.0 / (1024.0 * 1024 * 1024) : 1.0;
+    if (unit == "bytes") unit = "GiB";
+    svg::LineChart& c = by_unit[unit];
+    if (c.id.empty()) {
+      std::string id = slug(unit.empty() ? "count" : unit);
+      for (char& ch : id) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      c.id = fmt::format("ts-telemetry-{}-{}", id, index);
+      c.title = fmt::format("{}: telemetry ({})", r.name, unit.empty() ? "count" : unit);
+      c.x = {"time since run start", "s", {}, {}};
+      c.y = {unit.empty() ? "value" : unit, unit, {}, {}};
+    }
+    svg::Series line{s.value("report_name", s.value("name", "")), {}};
+    for (const json& p : s["points"])
+      if (p.is_array() && p.size() == 2 && p[0].is_number() && p[1].is_number())
+        line.points.push_back({p[0].get<double>(), p[1].get<double>() * scale});
+    c.markers = line.points.size() <= 300;
+    c.series.push_back(std::move(line));
+  }
+  for (auto& [unit, c] : by_unit) out.push_back({c.id, svg::render_line_chart(c)});
+  return out;
+}
+
 std::vector<Chart> timeseries_charts(const RunData& r, size_t index) {
   std::vector<Chart> out;
   const json ts = r.summary.value("timeseries", json::array());
-  if (!ts.is_array() || ts.empty()) return out;
+  if (!ts.is_array() || ts.empty()) return telemetry_charts(r, index);
   auto chart = [&](const char* id, std::string title, svg::Axis y,
                    std::vector<std::pair<const char*, const char*>> fields) {
     svg::LineChart c;
@@ -183,6 +218,7 @@ std::vector<Chart> timeseries_charts(const RunData& r, size_t index) {
         {{"in_flight", "in flight"}, {"errors", "errors"}});
   chart("ttft", "TTFT over time", {"TTFT", "ms", {}, {}},
         {{"ttft_mean_ms", "TTFT mean"}, {"ttft_p99_ms", "TTFT p99"}});
+  for (Chart& c : telemetry_charts(r, index)) out.push_back(std::move(c));
   return out;
 }
 
@@ -202,6 +238,26 @@ void html_table(std::string& out, const Table& t) {
     out += "</tr>";
   }
   out += "</tbody></table>";
+}
+
+// Resource use of one run from its telemetry: mean / p50 / max of every named series, the
+// sources' failure counts and warnings as a last column.
+Table telemetry_table(const RunData& r) {
+  Table t{"telemetry-" + slug(r.name), r.name, {"series", "unit", "mean", "p50", "max"}, {}};
+  const json& tel = r.summary["telemetry"];
+  for (const json& s : tel.value("series", json::array())) {
+    if (!s.contains("report_name")) continue;
+    const std::string unit = s.value("unit", "");
+    const double scale = unit == "bytes" ? 1.0 / (1024.0 * 1024 * 1024) : 1.0;
+    auto v = [&](const char* k) -> std::string {
+      auto x = number_at(s, {k});
+      return x ? fmt::format("{:.4g}", *x * scale) : "–";
+    };
+    t.rows.push_back({s.value("report_name", ""), unit == "bytes" ? "GiB" : unit, v("mean"), v("p50"), v("max")});
+  }
+  for (const json& w : tel.value("warnings", json::array()))
+    if (w.is_string()) t.rows.push_back({"warning: " + w.get<std::string>(), "", "", "", ""});
+  return t;
 }
 
 void charts_div(std::string& out, const std::vector<Chart>& charts) {
@@ -304,8 +360,9 @@ std::string render_html_report(const std::vector<RunData>& runs, const ReportOpt
   for (const RunData& r : runs)
     if (r.summary.contains("telemetry")) {
       any_telemetry = true;
-      fmt::format_to(it, "<h3>{}</h3><pre>{}</pre>", escape(r.name),
-                     escape(r.summary["telemetry"].dump(2)));
+      html_table(out, telemetry_table(r));
+      fmt::format_to(it, "<details><summary>{}: telemetry in summary.json</summary><pre>{}</pre></details>",
+                     escape(r.name), escape(r.summary["telemetry"].dump(2)));
     }
   if (!any_telemetry)
     out +=

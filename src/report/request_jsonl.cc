@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "quality/quality_json.h"
 #include "report/json_escape.h"
 
 namespace sb::report {
@@ -74,7 +75,16 @@ void append_request_jsonl(std::string& out, const RequestRecord& r) {
     else
       out += "null";
   }
-  out += "]}\n";
+  out += ']';
+  if (r.quality) {
+    out += ",\"quality\":";
+    quality::append_quality_json(out, *r.quality);
+  }
+  if (!r.output_text.empty()) {
+    out += ",\"output\":";
+    append_json_string(out, r.output_text);
+  }
+  out += "}\n";
 }
 
 namespace {
@@ -162,6 +172,9 @@ RequestRecord parse_request_jsonl(std::string_view line) {
         r.itl_ms.push_back(std::fabs(ms) <= 3e38 ? static_cast<float>(ms) : NAN);  // float range
       }
     }
+    if (const json* v = field(j, "output")) r.output_text = v->get<std::string>();
+    if (const json* v = field(j, "quality"))
+      r.quality = std::make_shared<const quality::RequestQuality>(quality::quality_from_json(*v));
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("requests.jsonl: bad field type: {}", e.what()));
   }

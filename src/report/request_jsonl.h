@@ -16,6 +16,8 @@
 //   output_tokens_alt_source       its source, or null
 //   events                  text-bearing events received
 //   itl_ms                  array of the gaps between consecutive text-bearing events
+//   quality                 only when scored against a reference: quality/quality_json.h
+//   output                  only when the text was kept (prof --save-outputs): the content text
 // t_end_s, ttft_content_ms, dispatch_delay_ms and the *_alt fields extend the §3 list so that
 // parse_request_jsonl() can rebuild every RequestRecord field that summarize_run() reads.
 // Times go through seconds/milliseconds as shortest-round-trip doubles; parsing rounds back to

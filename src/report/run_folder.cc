@@ -118,6 +118,8 @@ std::optional<double> number_at(const json& j, std::initializer_list<const char*
 
 std::string backend_of(const json& s) {
   const json cfg = s.value("config", json::object());
+  if (cfg.contains("provider") && cfg["provider"].is_string())  // plan and sweep runs
+    return cfg["provider"].get<std::string>();
   if (cfg.contains("sim_preset") && cfg["sim_preset"].is_string())
     return "sim:" + cfg["sim_preset"].get<std::string>();
   if (cfg.contains("base_url") && cfg["base_url"].is_string()) {
@@ -132,6 +134,10 @@ std::string backend_of(const json& s) {
 std::string scenario_of(const json& s) {
   const json cfg = s.value("config", json::object());
   if (cfg.contains("scenario") && cfg["scenario"].is_string()) return cfg["scenario"];
+  if (const json w = cfg.value("workload", json::object());
+      w.is_object() && w.contains("scenario") && w["scenario"].is_string() &&
+      !w["scenario"].get<std::string>().empty())
+    return w["scenario"];  // `prof --scenario`
   if (s.contains("classes") && s["classes"].is_object() && s["classes"].size() > 1) {
     std::string out;
     for (const auto& [name, _] : s["classes"].items()) out += (out.empty() ? "" : "+") + name;

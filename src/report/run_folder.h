@@ -24,7 +24,7 @@ namespace sb::report {
 struct RunData {
   std::string dir;       // the folder as given or found
   std::string name;      // the folder's own name (its last path component)
-  std::string backend;   // --label NAME, else config.sim_preset, else host:port of base_url
+  std::string backend;   // --label NAME, else config.provider, else config.sim_preset, else host:port
   std::string scenario;  // see scenario_of()
   nlohmann::json summary;
   bool has_requests = false;                    // requests.jsonl was present
@@ -41,7 +41,8 @@ RunData load_run_folder(const std::string& dir, const std::string& backend_label
 // nothing was found.
 std::vector<RunData> load_runs(const std::vector<std::string>& paths);
 
-// The backend a summary's config names: config.sim_preset ("sim:tgi"), else the host:port of
+// The backend a summary's config names: config.provider (plan and sweep runs), else
+// config.sim_preset ("sim:tgi"), else the host:port of
 // config.base_url, else "unknown".
 std::string backend_of(const nlohmann::json& summary);
 

@@ -67,11 +67,21 @@ json load_json(const LoadResult& l) {
 json token_sources_json(const TokenSourceStats& s) {
   json counts = json::object();
   for (const auto& [name, n] : s.counts) counts[name] = n;
+  json pairs = json::object();
+  for (const auto& [name, n] : s.discrepancy_pairs) pairs[name] = n;
   return {{"counts", counts},
           {"discrepancy",
            {{"count", s.discrepancy_count},
+            {"pairs", pairs},
             {"mean_abs_tokens", number_or_null(s.mean_abs_diff_tokens)},
             {"mean_abs_rel", number_or_null(s.mean_abs_rel_diff)}}}};
+}
+
+// {"bleu", "chrf", "rouge_l", "exact_match", "scored", "empty_references"} (request_quality.h).
+json quality_json(const quality::CorpusQuality& q) {
+  return {{"bleu", q.bleu},       {"chrf", q.chrf},     {"rouge_l", q.rouge_l},
+          {"exact_match", q.exact_match}, {"scored", q.scored},
+          {"empty_references", q.empty_references}};
 }
 
 json timeseries_json(const std::vector<TimeBucket>& buckets) {
@@ -122,6 +132,7 @@ json summary_to_json(const RunSummary& s, const RunInfo& info) {
   out["load"] = load_json(s.load);
   out["errors"] = errors_json(s.errors);
   out["token_sources"] = token_sources_json(s.token_sources);
+  if (s.quality) out["quality"] = quality_json(*s.quality);
   if (!s.classes.empty()) {
     json classes = json::object();
     for (const auto& [name, c] : s.classes)
@@ -129,9 +140,12 @@ json summary_to_json(const RunSummary& s, const RunInfo& info) {
                        {"metrics", metrics_json(c.metrics)},
                        {"throughput", throughput_json(c.throughput)},
                        {"errors", errors_json(c.errors)}};
+    for (const auto& [name, c] : s.classes)
+      if (c.quality) classes[name]["quality"] = quality_json(*c.quality);
     out["classes"] = classes;
   }
   out["timeseries"] = timeseries_json(s.timeseries);
+  if (!info.telemetry.is_null()) out["telemetry"] = info.telemetry;
   return out;
 }
 

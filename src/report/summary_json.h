@@ -22,9 +22,13 @@
 //           open:   {"mode": "open", "target_rate", "max_concurrency" (null if none),
 //                    "achieved_rate", "late_sends"},
 //   "errors": {class: count}  (ok not listed),
-//   "token_sources": {"counts": {source: count}, "discrepancy": {"count", "mean_abs_tokens",
-//                     "mean_abs_rel"}},
-//   "classes": {name: {"requests", "metrics", "throughput", "errors"}}  (only with > 1 class),
+//   "token_sources": {"counts": {source: count}, "discrepancy": {"count", "pairs":
+//                     {"tokenizer_vs_usage"...: count}, "mean_abs_tokens", "mean_abs_rel"}},
+//   "quality": {"bleu" (corpus, 0..100), "chrf" (0..100), "rouge_l" (mean F1, 0..1),
+//               "exact_match" (fraction), "scored", "empty_references"}  (only when requests
+//               were scored against references; quality/request_quality.h),
+//   "classes": {name: {"requests", "metrics", "throughput", "errors", "quality"?}}
+//              (only with > 1 class, or one named class such as a scenario's "chat"),
 //   "timeseries": [{"t_s", "started", "completed", "errors", "in_flight", "requests_per_s",
 //                   "output_tokens_per_s", "ttft_mean_ms", "ttft_p99_ms"}]
 // }

@@ -1,7 +1,8 @@
 #include "workload/prompt_source.h"
 
-#include <array>
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -11,105 +12,24 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "workload/dataset.h"
+#include "workload/image_data.h"
+#include "workload/rng.h"
+#include "workload/synthetic_text.h"
 #include "workload/token_estimate.h"
 
 namespace sb::workload {
 namespace {
 
+namespace fs = std::filesystem;
+
 constexpr int64_t kMaxInputTokens = 10'000'000;
-
-// A small English vocabulary; sentences follow "Det [Adj] Noun [Adv] Verb Det [Adj] Noun
-// [Prep Det Noun]." so the text reads like (odd) English rather than word salad.
-constexpr std::array<std::string_view, 12> kDeterminers = {
-    "the", "your", "every", "this", "that", "each", "one", "our", "their", "some", "another", "my"};
-constexpr std::array<std::string_view, 40> kAdjectives = {
-    "quiet",   "bright",  "careful", "ancient",  "small",  "large",   "curious", "busy",
-    "gentle",  "distant", "early",   "late",     "simple", "strange", "patient", "heavy",
-    "narrow",  "wide",    "golden",  "silver",   "hidden", "open",    "modern",  "rural",
-    "clever",  "honest",  "warm",    "cold",     "sudden", "steady",  "green",   "empty",
-    "crowded", "proud",   "humble",  "familiar", "quick",  "slow",    "brave",   "calm"};
-constexpr std::array<std::string_view, 64> kNouns = {
-    "river",    "teacher",  "garden",   "engine",  "village",   "letter",  "window",   "market",
-    "student",  "mountain", "library",  "kitchen", "doctor",    "bridge",  "farmer",   "journey",
-    "question", "machine",  "forest",   "harbor",  "painter",   "story",   "record",   "station",
-    "captain",  "museum",   "council",  "recipe",  "network",   "lantern", "orchard",  "traveler",
-    "merchant", "valley",   "signal",   "castle",  "musician",  "island",  "workshop", "report",
-    "neighbor", "schedule", "festival", "compass", "notebook",  "sailor",  "meadow",   "server",
-    "theory",   "harvest",  "winter",   "morning", "committee", "map",     "voice",    "road",
-    "child",    "city",     "friend",   "storm",   "bell",      "ship",    "field",    "answer"};
-constexpr std::array<std::string_view, 40> kVerbs = {
-    "found",     "carried",  "watched",  "built",      "described", "opened",  "followed",
-    "repaired",  "measured", "painted",  "answered",   "visited",   "crossed", "studied",
-    "collected", "welcomed", "explored", "remembered", "shared",    "planned", "finished",
-    "moved",     "guided",   "noticed",  "protected",  "improved",  "tested",  "recorded",
-    "changed",   "cleaned",  "reached",  "showed",     "praised",   "ignored", "joined",
-    "replaced",  "checked",  "sold",     "wrote",      "heard"};
-constexpr std::array<std::string_view, 16> kAdverbs = {
-    "slowly",   "quickly",   "quietly", "carefully", "suddenly",   "often",   "rarely",  "gladly",
-    "silently", "patiently", "boldly",  "eagerly",   "gracefully", "happily", "finally", "soon"};
-constexpr std::array<std::string_view, 14> kPrepositions = {
-    "near",  "behind",  "across", "beyond", "under", "above",  "beside",
-    "along", "through", "inside", "around", "after", "before", "without"};
-
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-// A tiny, fully specified generator (the same text on every platform), seeded per
-// (seed, index).
-class Rng {
- public:
-  Rng(uint64_t seed, uint64_t index) {
-    uint64_t s = index;
-    state_ = seed ^ splitmix64(s);
-  }
-  uint64_t next() { return splitmix64(state_); }
-  bool chance(unsigned percent) { return next() % 100 < percent; }
-  template <size_t N>
-  std::string_view pick(const std::array<std::string_view, N>& words) {
-    return words[next() % N];
-  }
-
- private:
-  uint64_t state_;
-};
-
-void append_sentence(Rng& rng, std::string& out) {
-  const size_t start = out.size();
-  auto word = [&](std::string_view w) {
-    if (out.size() > start) out += ' ';
-    out += w;
-  };
-  auto noun_phrase = [&] {
-    word(rng.pick(kDeterminers));
-    if (rng.chance(60)) word(rng.pick(kAdjectives));
-    word(rng.pick(kNouns));
-  };
-  noun_phrase();
-  if (rng.chance(25)) word(rng.pick(kAdverbs));
-  word(rng.pick(kVerbs));
-  noun_phrase();
-  if (rng.chance(50)) {
-    word(rng.pick(kPrepositions));
-    noun_phrase();
-  }
-  out[start] = static_cast<char>(out[start] - 'a' + 'A');  // words are lower-case ASCII
-  out += ". ";
-}
-
-std::string synthetic_prompt(uint64_t seed, uint64_t index, int64_t input_tokens) {
-  const auto target_chars = static_cast<size_t>(input_tokens * kCharsPerToken);
-  std::string text = fmt::format("Request {}: ", index);
-  text.reserve(target_chars + 128);
-  Rng rng(seed, index);
-  while (text.size() < target_chars) append_sentence(rng, text);
-  text.resize(target_chars);
-  if (text.back() == ' ') text.back() = '.';
-  return text;
-}
+// Random streams, so that lengths, classes and texts never share draws.
+constexpr uint64_t kLengthStream = 0x1E7;
+constexpr uint64_t kShuffleStream = 0x5F1;
+constexpr uint64_t kPrefixStream = 0x9F;
+constexpr uint64_t kSuffixStream = 0x5F;
+constexpr const char* kImagePrompt = "Describe this image in detail.";
 
 std::vector<std::string> read_prompt_file(const std::string& path) {
   std::error_code ec;
@@ -145,26 +65,261 @@ std::vector<std::string> read_prompt_file(const std::string& path) {
   return prompts;
 }
 
+std::string read_whole_file(const std::string& path, std::string_view flag) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw usage_error(fmt::format("{} '{}': a directory, not a file", flag, path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw usage_error(fmt::format("{} '{}': cannot read the file ({})", flag, path,
+                                  std::strerror(errno)));
+  std::ostringstream content;
+  content << in.rdbuf();
+  return std::move(content).str();
+}
+
+int64_t parse_positive(std::string_view v, std::string_view text) {
+  int64_t n = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size() || n < 1 ||
+      n > kMaxInputTokens)
+    throw usage_error(fmt::format(
+        "--shared-prefix '{}': '{}' is not a whole number from 1 to {}; expected "
+        "prefixes=N,suffixes=M[,prefix=T][,suffix=T][,unit=chars]",
+        text, v, kMaxInputTokens));
+  return n;
+}
+
 }  // namespace
 
-PromptSource::PromptSource(const WorkloadConfig& config) : config_(config) {
-  if (!config_.prompt_file.empty()) {
-    file_prompts_ = read_prompt_file(config_.prompt_file);
-  } else if (config_.input_tokens < 1 || config_.input_tokens > kMaxInputTokens) {
-    throw usage_error(fmt::format("invalid input length {}: expected 1 to {} tokens",
-                                  config_.input_tokens, kMaxInputTokens));
+SharedPrefixSpec parse_shared_prefix(std::string_view text) {
+  SharedPrefixSpec s;
+  bool have_prefixes = false, have_suffixes = false;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    const auto eq = item.find('=');
+    const std::string_view key = item.substr(0, eq);
+    const std::string_view value = eq == std::string_view::npos ? "" : item.substr(eq + 1);
+    if (key == "prefixes") {
+      s.prefixes = parse_positive(value, text);
+      have_prefixes = true;
+    } else if (key == "suffixes") {
+      s.suffixes = parse_positive(value, text);
+      have_suffixes = true;
+    } else if (key == "prefix") {
+      s.prefix_length = parse_positive(value, text);
+    } else if (key == "suffix") {
+      s.suffix_length = parse_positive(value, text);
+    } else if (key == "unit" && (value == "tokens" || value == "chars")) {
+      s.unit = value == "chars" ? LengthUnit::chars : LengthUnit::tokens;
+    } else {
+      throw usage_error(fmt::format(
+          "--shared-prefix '{}': unknown item '{}'; expected "
+          "prefixes=N,suffixes=M[,prefix=T][,suffix=T][,unit=chars]",
+          text, item));
+    }
   }
+  if (!have_prefixes || !have_suffixes)
+    throw usage_error(fmt::format(
+        "--shared-prefix '{}': needs prefixes=N and suffixes=M, e.g. "
+        "prefixes=4,suffixes=16,prefix=512,suffix=32",
+        text));
+  return s;
+}
+
+PromptSource::PromptSource(const WorkloadConfig& config) : PromptSource(config, nullptr) {}
+
+PromptSource::PromptSource(const WorkloadConfig& config,
+                           std::shared_ptr<const tokenizer::Tokenizer> tok)
+    : config_(config), tokenizer_(std::move(tok)) {
+  const auto& c = config_;
+  const int sources = !c.prompt_file.empty() + !c.dataset.empty() + !c.shared_prefix.empty() +
+                      !c.scenario.empty();
+  if (sources > 1)
+    throw usage_error(
+        "--scenario, --dataset, --shared-prefix and --prompt-file exclude each other; give one "
+        "source of prompts");
+  if (!tokenizer_ && !c.tokenizer.empty()) tokenizer_ = tokenizer::load_tokenizer(c.tokenizer);
+
+  const auto format = dataset_format_from_string(c.dataset_format);
+  if (!format)
+    throw usage_error(fmt::format(
+        "--dataset-format '{}': expected auto, synthetic, jsonl, sharegpt or images",
+        c.dataset_format));
+  if (*format == DatasetFormat::synthetic && !c.dataset.empty())
+    throw usage_error("--dataset-format synthetic takes no --dataset file; leave out --dataset "
+                      "(shape synthetic prompts with --input-dist)");
+  if (*format != DatasetFormat::auto_detect && *format != DatasetFormat::synthetic &&
+      c.dataset.empty())
+    throw usage_error(
+        fmt::format("--dataset-format {} needs --dataset PATH", c.dataset_format));
+
+  // Lengths: the scenario's classes, or one default class; --input-dist / --output-dist
+  // override them.
+  if (!c.scenario.empty()) {
+    scenario_ = parse_scenario(c.scenario);
+    classes_ = scenario_.classes;
+  } else {
+    if (c.input_dist.empty() && (c.input_tokens < 1 || c.input_tokens > kMaxInputTokens) &&
+        c.prompt_file.empty() && c.dataset.empty())
+      throw usage_error(fmt::format("invalid input length {}: expected 1 to {} tokens",
+                                    c.input_tokens, kMaxInputTokens));
+    RequestClass d{"default", LengthSpec::fixed_tokens(std::max<int64_t>(1, c.input_tokens)),
+                   LengthSpec::fixed_tokens(std::max<int64_t>(1, c.output_tokens)), 100};
+    if (c.output_tokens < 1) d.output.min = d.output.max = c.output_tokens;  // left to the server
+    classes_ = {d};
+  }
+  if (!c.input_dist.empty()) {
+    const LengthSpec in = parse_length_spec(c.input_dist, "--input-dist");
+    for (auto& k : classes_) k.input = in;
+  }
+  if (!c.output_dist.empty()) {
+    const LengthSpec out = parse_length_spec(c.output_dist, "--output-dist");
+    if (out.unit == LengthUnit::chars)
+      throw usage_error(fmt::format("--output-dist '{}': output lengths are in tokens "
+                                    "(max_tokens); drop unit=chars",
+                                    c.output_dist));
+    for (auto& k : classes_) k.output = out;
+  }
+  scenario_.classes = classes_;
+
+  if (!c.shared_prefix.empty()) shared_prefix_ = parse_shared_prefix(c.shared_prefix);
+  if (!c.prompt_file.empty()) file_prompts_ = read_prompt_file(c.prompt_file);
+  if (!c.dataset.empty()) load_dataset();
+}
+
+int64_t PromptSource::count_tokens(const std::string& text) const {
+  return tokenizer_ ? tokenizer_->count(text) : estimate_tokens(text);
+}
+
+std::string PromptSource::text_of_length(uint64_t stream, uint64_t index, std::string head,
+                                         int64_t length, LengthUnit unit) const {
+  if (unit == LengthUnit::chars)
+    return synthetic_text(config_.seed, stream, index, std::move(head),
+                          static_cast<size_t>(length));
+  if (tokenizer_)
+    return synthetic_text_tokens(*tokenizer_, config_.seed, stream, index, std::move(head),
+                                 length);
+  return synthetic_text(config_.seed, stream, index, std::move(head),
+                        static_cast<size_t>(length * kCharsPerToken));
+}
+
+void PromptSource::load_dataset() {
+  const auto& path = config_.dataset;
+  auto format = *dataset_format_from_string(config_.dataset_format);
+  std::error_code ec;
+  const bool is_dir = fs::is_directory(path, ec);
+  if (format == DatasetFormat::auto_detect && is_dir) format = DatasetFormat::images;
+  if (format == DatasetFormat::auto_detect && image_mime_type(path)) format = DatasetFormat::images;
+
+  DatasetParse parsed;
+  fs::path base = fs::path(path).parent_path();
+  if (format == DatasetFormat::images) {
+    std::vector<fs::path> files;
+    if (is_dir) {
+      base = path;
+      for (const auto& e : fs::directory_iterator(path, ec))
+        if (e.is_regular_file() && image_mime_type(e.path().string())) files.push_back(e.path());
+    } else {
+      files.push_back(path);
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files)
+      parsed.entries.push_back({.prompt = kImagePrompt, .image = f.string()});
+    parsed.records = static_cast<int64_t>(files.size());
+    if (files.empty())
+      throw usage_error(fmt::format(
+          "--dataset '{}': no image file (.png, .jpg, .jpeg, .gif, .webp) in it", path));
+  } else {
+    const std::string text = read_whole_file(path, "--dataset");
+    if (format == DatasetFormat::auto_detect) {
+      const auto detected = detect_dataset_format(text);
+      if (!detected)
+        throw usage_error(fmt::format(
+            "--dataset '{}': {}; expected JSONL (one JSON object a line) or ShareGPT JSON (an "
+            "array), or give --dataset-format",
+            path,
+            text.find_first_not_of(" \t\r\n") == std::string::npos
+                ? "the file is empty"
+                : "cannot tell its format"));
+      format = *detected;
+    }
+    parsed = format == DatasetFormat::sharegpt ? parse_sharegpt(text) : parse_jsonl(text);
+  }
+
+  const char* unit = format == DatasetFormat::sharegpt ? "entry" : "line";
+  if (parsed.first_bad && config_.strict)
+    throw usage_error(fmt::format("--dataset '{}' {} {}: {} (--strict; without it malformed "
+                                  "records are skipped and counted)",
+                                  path, unit, parsed.first_bad->line, parsed.first_bad->message));
+  if (parsed.entries.empty())
+    throw usage_error(fmt::format(
+        "--dataset '{}' holds no usable record{}", path,
+        parsed.first_bad ? fmt::format(" ({} malformed; the first, {} {}: {})", parsed.bad, unit,
+                                       parsed.first_bad->line, parsed.first_bad->message)
+                         : std::string(": the file is empty")));
+  if (parsed.first_bad)
+    warning_ = fmt::format("--dataset '{}': skipped {} malformed record{} of {}; the first is {} "
+                           "{}: {} (--strict makes this an error)",
+                           path, parsed.bad, parsed.bad == 1 ? "" : "s", parsed.records, unit,
+                           parsed.first_bad->line, parsed.first_bad->message);
+
+  dataset_.reserve(parsed.entries.size());
+  for (DatasetEntry& e : parsed.entries) {
+    WorkItem item;
+    item.input_tokens = count_tokens(e.prompt);  // text only: images are not counted
+    if (!e.image.empty()) {
+      const bool url = e.image.starts_with("data:") || e.image.starts_with("http://") ||
+                       e.image.starts_with("https://");
+      const fs::path p = fs::path(e.image).is_absolute() ? fs::path(e.image) : base / e.image;
+      attach_image(e, url ? e.image : image_data_url(p.string()));
+    }
+    item.prompt = std::move(e.prompt);
+    item.messages_json = std::move(e.messages_json);
+    item.max_tokens = e.max_tokens;
+    item.reference = std::move(e.reference);
+    if (!e.request_class.empty()) item.request_class = std::move(e.request_class);
+    dataset_.push_back(std::move(item));
+  }
+  // A seeded permutation: the order is reproducible, and differs between seeds.
+  order_.resize(dataset_.size());
+  for (uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
+  Rng rng(config_.seed, 0, kShuffleStream);
+  for (size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[rng.next() % i]);
 }
 
 WorkItem PromptSource::item(uint64_t index) const {
+  Rng lengths(config_.seed, index, kLengthStream);
+  const RequestClass& cls = scenario_.pick(config_.seed, index);
   WorkItem item;
-  if (file_prompts_.empty()) {
-    item.prompt = synthetic_prompt(config_.seed, index, config_.input_tokens);
-  } else {
-    item.prompt = file_prompts_[index % file_prompts_.size()];
+  if (!dataset_.empty()) {
+    item = dataset_[order_[index % order_.size()]];
+    const int64_t out = cls.output.sample(lengths);
+    if (item.max_tokens <= 0) item.max_tokens = out;
+    return item;
   }
-  item.input_tokens = estimate_tokens(item.prompt);
-  item.max_tokens = config_.output_tokens;
+  if (!file_prompts_.empty()) {
+    item.prompt = file_prompts_[index % file_prompts_.size()];
+  } else if (shared_prefix_) {
+    const auto& s = *shared_prefix_;
+    const uint64_t p = index % static_cast<uint64_t>(s.prefixes);
+    const uint64_t q = (index / static_cast<uint64_t>(s.prefixes)) % static_cast<uint64_t>(s.suffixes);
+    item.prompt = text_of_length(kPrefixStream, p, fmt::format("Shared context {}: ", p),
+                                 s.prefix_length, s.unit) +
+                  "\n" +
+                  text_of_length(kSuffixStream, p * static_cast<uint64_t>(s.suffixes) + q,
+                                 fmt::format("Question {}: ", q), s.suffix_length, s.unit);
+  } else {
+    const int64_t in = cls.input.sample(lengths);
+    item.prompt =
+        text_of_length(0, index, fmt::format("Request {}: ", index), in, cls.input.unit);
+    item.request_class = cls.name;
+  }
+  item.input_tokens = count_tokens(item.prompt);
+  item.max_tokens = cls.output.sample(lengths);
   return item;
 }
 

@@ -39,8 +39,9 @@ TEST(Url, Ipv6Literal) {
 }
 
 TEST(Url, BadInputNamesTheFlag) {
-  for (const char* bad : {"", "ftp://x", "127.0.0.1:8000", "http://", "http://h:0", "http://h:70000",
-                          "http://h:12ab", "http://[::1", "http://u:p@h", "http://h/v1?x=1"}) {
+  for (const char* bad :
+       {"", "ftp://x", "127.0.0.1:8000", "http://", "http://h:0", "http://h:70000", "http://h:12ab",
+        "http://[::1", "http://u:p@h", "http://h/v1?x=1"}) {
     try {
       parse_url(bad);
       ADD_FAILURE() << "accepted " << bad;
@@ -59,7 +60,9 @@ TEST(SerializeRequest, WritesHeadersAndBody) {
                                 .accept = "text/event-stream",
                                 .extra_headers = "X-A: 1\r\n"},
                     R"({"a":1})");
-  EXPECT_EQ(out.rfind("POST /v1/completions HTTP/1.1\r\nHost: h:1\r\nAccept: text/event-stream\r\n", 0), 0u);
+  EXPECT_EQ(
+      out.rfind("POST /v1/completions HTTP/1.1\r\nHost: h:1\r\nAccept: text/event-stream\r\n", 0),
+      0u);
   EXPECT_NE(out.find("Content-Length: 7\r\n"), std::string::npos);
   EXPECT_NE(out.find("X-A: 1\r\n\r\n{\"a\":1}"), std::string::npos);
 }

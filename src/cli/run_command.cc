@@ -1,0 +1,63 @@
+#include "cli/run_command.h"
+
+#include <ctime>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/signals.h"
+#include "common/error.h"
+#include "plan/plan.h"
+#include "plan/plan_runner.h"
+
+namespace sb::cli {
+namespace {
+
+struct RunFlags {
+  std::string plan_file, output_dir;
+  double sim_time_scale = 0;
+  double scale = 1.0;
+  bool quiet = false, check = false;
+};
+
+int run_run(const RunFlags& f) {
+  const plan::Plan p = plan::load_plan_file(f.plan_file);
+  if (f.check) {
+    fmt::print("{}: valid plan '{}': {} providers, {} scenarios, {} stages\n", f.plan_file, p.name,
+               p.providers.size(), p.scenarios.size(), p.stages.size());
+    return 0;
+  }
+  if (!(f.scale > 0)) throw usage_error("--scale: must be a positive factor (e.g. 0.1)");
+  plan::PlanRunOptions o;
+  o.output_dir = f.output_dir;
+  if (o.output_dir.empty()) {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    localtime_r(&t, &tm);
+    o.output_dir = fmt::format("runs/{:04}{:02}{:02}-{:02}{:02}{:02}-{}", tm.tm_year + 1900,
+                               tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, p.name);
+  }
+  if (f.sim_time_scale > 0) o.sim_time_scale = f.sim_time_scale;
+  o.scale = f.scale;
+  o.quiet = f.quiet;
+  o.stop = &install_stop_handlers();
+  return plan::run_plan(p, o);
+}
+
+}  // namespace
+
+std::function<int()> add_run_command(CLI::App& root) {
+  auto* app = root.add_subcommand("run", "Run a test plan: providers x scenarios x stages (docs/plans.md)");
+  auto f = std::make_shared<RunFlags>();
+  app->add_option("plan", f->plan_file, "Plan file (YAML)")->required();
+  app->add_option("-o,--output-dir", f->output_dir, "Plan folder (default runs/<time>-<plan name>)");
+  app->add_option("--sim-time-scale", f->sim_time_scale,
+                  "Override the simulator time scale of sim providers (e.g. 0.05: 20x faster)");
+  app->add_option("--scale", f->scale,
+                  "Multiply every run's requests, warm-up and duration (e.g. 0.1 for a quick pass)");
+  app->add_flag("--check", f->check, "Validate the plan and its providers, run nothing");
+  app->add_flag("-q,--quiet", f->quiet, "Print no per-run lines nor the comparison table");
+  return [f] { return run_run(*f); };
+}
+
+}  // namespace sb::cli

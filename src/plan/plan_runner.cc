@@ -1,0 +1,260 @@
+#include "plan/plan_runner.h"
+
+#include <cmath>
+#include <filesystem>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "plan/launcher.h"
+#include "protocol/adapter.h"
+
+namespace sb::plan {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool stopped(const std::atomic<bool>* stop) {
+  return stop && stop->load();
+}
+
+std::string level_tag(bool rate, double level) {
+  return rate ? fmt::format("r{:g}", level) : fmt::format("c{:g}", level);
+}
+
+// Sleeps up to `s` seconds, waking early on stop.
+void cooldown(double s, const std::atomic<bool>* stop) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(s);
+  while (std::chrono::steady_clock::now() < until && !stopped(stop))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+}
+
+int64_t scaled(int64_t n, double scale) {
+  return n <= 0 ? n : std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(n) * scale)));
+}
+
+// Runs the stage at one load level; records the row. Nullopt when interrupted before it ran.
+std::optional<LevelMeasure> run_level(const Stage& stage, const StageTarget& t,
+                                      StageRunContext& ctx, bool rate, double level,
+                                      bool first_of_stage) {
+  if (stopped(ctx.stop) || ctx.target_dead) return std::nullopt;
+  if (ctx.runs_done > 0 && ctx.cooldown_s > 0 && (stage.kind != StageKind::ramp || first_of_stage))
+    cooldown(ctx.cooldown_s, ctx.stop);
+  if (stopped(ctx.stop)) return std::nullopt;
+  RunSpec spec = t.base;
+  auto& l = spec.engine.load;
+  if (rate) {
+    l.mode = engine::LoadMode::open;
+    l.request_rate = level;
+    l.max_concurrency = stage.max_concurrency;
+  } else {
+    l.mode = engine::LoadMode::closed;
+    l.concurrency = static_cast<int64_t>(level);
+  }
+  int64_t n = stage.num_requests;
+  if (n == 0 && stage.requests_per_level > 0)
+    n = static_cast<int64_t>(std::ceil(static_cast<double>(stage.requests_per_level) * level));
+  l.num_requests = scaled(n, ctx.scale);
+  l.duration = from_s(stage.duration_s * ctx.scale);
+  l.warmup = scaled(stage.warmup.value_or(l.warmup), ctx.scale);
+  if (stage.input_length) spec.engine.workload.input_tokens = *stage.input_length;
+  if (stage.output_length) spec.engine.workload.output_tokens = *stage.output_length;
+  if (!stage.goodput.empty()) spec.slo = metrics::parse_goodput_flags(stage.goodput);
+  const std::string folder = ctx.folder_prefix + level_tag(rate, level);
+  spec.dir = (fs::path(ctx.out_dir) / folder).string();
+  spec.labels["provider"] = t.provider;
+  if (!t.scenario.empty()) spec.labels["scenario"] = t.scenario;
+  spec.labels["stage"] = stage.name;
+  spec.labels["stage_kind"] = std::string(to_string(stage.kind));
+  if (t.cold_start_s) spec.labels["cold_start_s"] = *t.cold_start_s;
+
+  const RunOutcome out = execute_run(spec, ctx.stop);
+  ++ctx.runs_done;
+  IndexRow row;
+  row.provider = t.provider;
+  row.scenario = t.scenario;
+  row.stage = stage.name;
+  row.kind = std::string(to_string(stage.kind));
+  row.load_kind = rate ? "rate" : "concurrency";
+  row.load_level = level;
+  row.folder = folder;
+  row.cold_start_s = t.cold_start_s;
+  row.headline = out.headline;
+  row.status = out.ok ? "ok" : out.interrupted ? "interrupted" : "failed";
+  row.error = out.error;
+  row.slo_met = out.summary && slo_met(*out.summary, spec.slo);
+  ctx.index->add(row);
+  ctx.index->write(false);
+
+  const std::string what = fmt::format("{} {}{}{} {}", t.provider, t.scenario.empty() ? "" : t.scenario + " ",
+                                       stage.name, "", rate ? fmt::format("rate={:g}/s", level)
+                                                            : fmt::format("c={:g}", level));
+  if (!out.ok) {
+    fmt::print(stderr, "servebench: run {} failed: {}\n", what, out.error);
+    if (ctx.first_failure == 0) ctx.first_failure = out.exit_code != 0 ? out.exit_code : 1;
+    if (out.exit_code == static_cast<int>(ExitCode::unreachable)) ctx.target_dead = true;
+  } else if (!ctx.quiet) {
+    const Headline& h = out.headline;
+    fmt::print(stderr, "servebench: {:<40} {:>8.2f} req/s  p99 e2e {:>8.0f} ms  p99 ttft {:>7.0f} ms  errors {:.1f}%  -> {}\n",
+               what, h.qps.value_or(0), h.e2e_p99_ms.value_or(0), h.ttft_p99_ms.value_or(0),
+               h.error_rate * 100, folder);
+  }
+  if (out.interrupted) return std::nullopt;
+  LevelMeasure m;
+  m.level = level;
+  m.failed = !out.ok;
+  m.qps = out.headline.qps.value_or(0);
+  m.latency_ms = out.headline.e2e_p50_ms.value_or(0);
+  m.error_rate = out.headline.error_rate;
+  m.slo_ok = row.slo_met;
+  m.folder = folder;
+  return m;
+}
+
+}  // namespace
+
+void run_stage(const Stage& stage, const StageTarget& t, StageRunContext& ctx) {
+  bool first = true;
+  auto measure = [&](bool rate) {
+    return [&, rate](double level) {
+      auto m = run_level(stage, t, ctx, rate, level, first);
+      first = false;
+      return m;
+    };
+  };
+  SearchRow search;
+  search.provider = t.provider;
+  search.scenario = t.scenario;
+  search.stage = stage.name;
+  if (stage.until_saturation) {
+    SaturationOptions o = stage.saturation;
+    o.max_error_rate = std::min(o.max_error_rate, t.max_error_rate);
+    const SaturationResult r =
+        search_saturation(static_cast<double>(stage.concurrency.front()), o, measure(false));
+    search.kind = "saturation";
+    search.knee = r.knee;
+    search.peak_qps = r.peak_qps;
+    search.peak_level = r.peak_level;
+    search.max_stable = r.max_stable;
+    search.stop_reason = r.stop_reason;
+  } else if (stage.rate_search) {
+    RateSearchOptions o = *stage.rate_search;
+    o.max_error_rate = t.max_error_rate;
+    const RateSearchResult r = bisect_rate(o, measure(true));
+    search.kind = "rate_search";
+    search.max_stable = r.max_stable_rate;
+    for (const auto& p : r.points)
+      if (!p.failed && p.qps > search.peak_qps) {
+        search.peak_qps = p.qps;
+        search.peak_level = p.level;
+      }
+    search.stop_reason = r.stop_reason;
+  } else {
+    const bool rate = !stage.request_rate.empty();
+    const size_t n = rate ? stage.request_rate.size() : stage.concurrency.size();
+    for (size_t i = 0; i < n; ++i) {
+      const double level = rate ? stage.request_rate[i] : static_cast<double>(stage.concurrency[i]);
+      if (!measure(rate)(level)) break;
+    }
+    return;
+  }
+  ctx.index->add(search);
+  ctx.index->write(false);
+  if (!ctx.quiet)
+    fmt::print(stderr, "servebench: {} {} {}: {} stopped ({}): knee {}, peak {:.2f} req/s at {:g}, max stable {}\n",
+               t.provider, t.scenario, stage.name, search.kind, search.stop_reason,
+               search.knee ? fmt::format("{:g}", *search.knee) : "-", search.peak_qps,
+               search.peak_level, search.max_stable ? fmt::format("{:g}", *search.max_stable) : "-");
+}
+
+int run_plan(const Plan& plan, const PlanRunOptions& o) {
+  std::error_code ec;
+  if (fs::exists(fs::path(o.output_dir) / "index.json"))
+    throw usage_error(fmt::format("-o {}: the folder already holds a plan's results; give a new folder",
+                                  o.output_dir));
+  fs::create_directories(o.output_dir, ec);
+  if (ec) throw usage_error(fmt::format("-o {}: cannot create it ({})", o.output_dir, ec.message()));
+  PlanIndex index(o.output_dir, plan.name);
+  index.write(false);
+
+  const RunDefaults& d = plan.defaults;
+  StageRunContext ctx;
+  ctx.out_dir = o.output_dir;
+  ctx.cooldown_s = d.cooldown_s;
+  ctx.scale = o.scale;
+  ctx.quiet = o.quiet;
+  ctx.stop = o.stop;
+  ctx.index = &index;
+  const std::vector<std::string> scenarios = plan.scenarios.empty() ? std::vector<std::string>{""} : plan.scenarios;
+
+  int run_no = 0;
+  for (const Provider& p : plan.providers) {
+    if (stopped(o.stop)) break;
+    StageTarget t;
+    t.provider = p.name;
+    t.max_error_rate = d.max_error_rate;
+    engine::EngineConfig& e = t.base.engine;
+    e.adapter.api = *protocol::api_from_string(p.api.empty() ? d.api : p.api);
+    e.adapter.stream = d.stream;
+    e.adapter.ignore_eos = d.ignore_eos;
+    e.adapter.model = p.model_name;
+    e.workload.input_tokens = d.input_length;
+    e.workload.output_tokens = d.output_length;
+    e.workload.seed = d.seed;
+    e.load.seed = d.seed;
+    e.load.warmup = d.warmup;
+    e.workers = d.workers;
+    e.timeouts.total = from_s(d.timeout_s);
+    e.timeouts.first_token = std::min(e.timeouts.first_token, e.timeouts.total);
+    e.grace_period = std::chrono::seconds(10);
+    t.base.slo = metrics::parse_goodput_flags(d.goodput);
+    t.base.provider = &p;
+    t.base.sim_preset = p.sim;
+    t.base.sim_replicas = p.sim_replicas;
+    t.base.sim_time_scale = o.sim_time_scale.value_or(d.sim_time_scale);
+
+    std::unique_ptr<Launcher> launcher;
+    if (p.launch) {
+      launcher = std::make_unique<Launcher>(*p.launch,
+                                            (fs::path(o.output_dir) / (p.id + "-launch.log")).string());
+      if (!o.quiet) fmt::print(stderr, "servebench: launching provider {}: waiting for {}\n", p.name, p.launch->ready_url);
+      try {
+        t.cold_start_s = launcher->start();
+        if (!o.quiet) fmt::print(stderr, "servebench: provider {} ready after {:.2f} s (cold start)\n", p.name, *t.cold_start_s);
+      } catch (const Error& err) {
+        fmt::print(stderr, "servebench: provider {}: {}\n", p.name, err.what());
+        IndexRow row;
+        row.provider = p.name;
+        row.stage = "launch";
+        row.kind = "launch";
+        row.load_kind = "concurrency";
+        row.status = "failed";
+        row.error = err.what();
+        index.add(row);
+        index.write(false);
+        if (ctx.first_failure == 0) ctx.first_failure = static_cast<int>(err.code());
+        continue;
+      }
+    }
+    ctx.target_dead = false;
+    for (const std::string& sc : scenarios) {
+      t.scenario = sc;
+      t.base.engine.workload.scenario = sc;
+      for (const Stage& s : plan.stages) {
+        if (ctx.target_dead || stopped(o.stop)) break;
+        ctx.folder_prefix = fmt::format("{:03}-{}-{}{}-", ++run_no, p.id, sc.empty() ? "" : sc + "-", s.name);
+        run_stage(s, t, ctx);
+      }
+    }
+    if (launcher) launcher->stop();
+  }
+  index.write(true);
+  if (!o.quiet) fmt::print("{}", index.comparison_table());
+  fmt::print(stderr, "servebench: plan '{}': {} runs, index in {}/index.json and index.csv\n", plan.name,
+             index.runs().size(), o.output_dir);
+  if (stopped(o.stop)) return static_cast<int>(ExitCode::interrupted);
+  return ctx.first_failure;
+}
+
+}  // namespace sb::plan

@@ -1,0 +1,197 @@
+#include "plan/providers.h"
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "engine/config_json.h"
+#include "net/url.h"
+#include "protocol/adapter.h"
+#include "sim/config.h"
+
+namespace sb::plan {
+namespace {
+
+void check_url(const YamlContext& ctx, const YAML::Node& at, const std::string& field,
+               const std::string& url) {
+  try {
+    (void)net::parse_url(url);
+  } catch (const Error&) {
+    yaml_fail(ctx, at, field,
+              fmt::format("'{}' is not an http(s) URL (e.g. http://127.0.0.1:8000/v1)", url));
+  }
+}
+
+Provider parse_one(const YamlContext& ctx, const YAML::Node& n, size_t index) {
+  const std::string f = fmt::format("providers[{}]", index);
+  if (!n.IsMap()) yaml_fail(ctx, n, f, "expected a mapping with id, base_url, ...");
+  check_keys(ctx, n, f,
+             {"id", "name", "api_key", "base_url", "model_name", "model_category", "api",
+              "endpoints", "load_balancer", "headers", "api_key_env", "sim", "sim_replicas",
+              "launch"});
+  Provider p;
+  p.where = yaml_where(ctx, n);
+  p.id = get_string(ctx, n, "id", f + ".id").value_or("");
+  p.name = get_string(ctx, n, "name", f + ".name").value_or(p.id);
+  if (p.id.empty()) p.id = p.name;
+  if (p.id.empty()) yaml_fail(ctx, n, f, "has no id: give `id: NAME` (used to name its runs)");
+  for (char c : p.id)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
+      yaml_fail(ctx, n["id"] ? n["id"] : n, f + ".id",
+                fmt::format("'{}': use letters, digits, '-', '_' or '.' (it names folders)", p.id));
+  const std::string fi = fmt::format("providers[{}] ({})", index, p.id);
+  p.api_key = get_string(ctx, n, "api_key", fi + ".api_key").value_or("");
+  p.model_name = get_string(ctx, n, "model_name", fi + ".model_name").value_or("");
+  p.model_category = get_string(ctx, n, "model_category", fi + ".model_category").value_or("");
+  p.api_key_env = get_string(ctx, n, "api_key_env", fi + ".api_key_env").value_or("");
+  if (auto api = get_string(ctx, n, "api", fi + ".api")) {
+    if (!protocol::api_from_string(*api) || *api == "generic")
+      yaml_fail(ctx, n["api"], fi + ".api",
+                fmt::format("'{}': expected tgi, openai or openai-chat", *api));
+    p.api = *api;
+  }
+  if (auto url = get_string(ctx, n, "base_url", fi + ".base_url")) {
+    check_url(ctx, n["base_url"], fi + ".base_url", *url);
+    p.endpoints.push_back(*url);
+  }
+  if (n["endpoints"]) {
+    const auto list = get_string_list(ctx, n, "endpoints", fi + ".endpoints");
+    for (size_t i = 0; i < list->size(); ++i) {
+      const YAML::Node at = n["endpoints"].IsSequence() ? n["endpoints"][i] : n["endpoints"];
+      check_url(ctx, at, fmt::format("{}.endpoints[{}]", fi, i), (*list)[i]);
+      p.endpoints.push_back((*list)[i]);
+    }
+  }
+  if (auto lb = get_string(ctx, n, "load_balancer", fi + ".load_balancer")) {
+    const auto v = engine::load_balancer_from_string(*lb);
+    if (!v)
+      yaml_fail(ctx, n["load_balancer"], fi + ".load_balancer",
+                fmt::format("'{}': expected rr, least-inflight or random", *lb));
+    p.load_balancer = *v;
+  }
+  if (const YAML::Node h = n["headers"]) {
+    if (!h.IsMap()) yaml_fail(ctx, h, fi + ".headers", "expected a mapping `Name: value`");
+    for (const auto& kv : h) {
+      const std::string name = kv.first.Scalar();
+      if (!kv.second.IsScalar())
+        yaml_fail(ctx, kv.second, fi + ".headers." + name, "expected a single value");
+      const std::string value = kv.second.Scalar();
+      if (name.empty() || name.find_first_of(" :\r\n") != std::string::npos ||
+          value.find_first_of("\r\n") != std::string::npos)
+        yaml_fail(ctx, kv.first, fi + ".headers." + name,
+                  "header names have no spaces or colons and values no line breaks");
+      p.headers.emplace_back(name, value);
+    }
+  }
+  if (auto sim = get_string(ctx, n, "sim", fi + ".sim")) {
+    try {
+      (void)sim::preset_config(*sim);
+    } catch (const Error&) {
+      std::string names;
+      for (const auto& s : sim::preset_names()) names += (names.empty() ? "" : ", ") + s;
+      yaml_fail(ctx, n["sim"], fi + ".sim", fmt::format("unknown preset '{}' (use {})", *sim, names));
+    }
+    p.sim = *sim;
+  }
+  p.sim_replicas =
+      static_cast<int>(get_int(ctx, n, "sim_replicas", fi + ".sim_replicas", 1).value_or(1));
+  if (p.sim_replicas > 64)
+    yaml_fail(ctx, n["sim_replicas"], fi + ".sim_replicas", "at most 64 simulators");
+  if (n["sim_replicas"] && p.sim.empty())
+    yaml_fail(ctx, n["sim_replicas"], fi + ".sim_replicas", "only with `sim: PRESET`");
+  if (const YAML::Node l = n["launch"]) {
+    const std::string fl = fi + ".launch";
+    check_keys(ctx, l, fl, {"command", "ready_url", "ready_timeout", "stop_grace"});
+    LaunchSpec s;
+    s.command = get_string(ctx, l, "command", fl + ".command").value_or("");
+    if (s.command.empty())
+      yaml_fail(ctx, l, fl + ".command", "missing: the shell command that starts the server");
+    s.ready_url = get_string(ctx, l, "ready_url", fl + ".ready_url").value_or("");
+    if (s.ready_url.empty())
+      yaml_fail(ctx, l, fl + ".ready_url",
+                "missing: a URL that answers 2xx once the server is ready (e.g. "
+                "http://127.0.0.1:8080/health)");
+    check_url(ctx, l["ready_url"], fl + ".ready_url", s.ready_url);
+    if (s.ready_url.starts_with("https:"))
+      yaml_fail(ctx, l["ready_url"], fl + ".ready_url", "must be http:// (probed in plain HTTP)");
+    s.ready_timeout_s = get_duration_s(ctx, l, "ready_timeout", fl + ".ready_timeout").value_or(300);
+    s.stop_grace_s = get_duration_s(ctx, l, "stop_grace", fl + ".stop_grace").value_or(10);
+    if (!(s.ready_timeout_s > 0))
+      yaml_fail(ctx, l["ready_timeout"], fl + ".ready_timeout", "must be positive");
+    p.launch = s;
+  }
+  // Exactly one kind of target.
+  if (p.endpoints.empty() && p.sim.empty())
+    yaml_fail(ctx, n, fi + ".base_url",
+              "missing: give base_url: http://host:8000/v1 (or endpoints: [...], or sim: tgi)");
+  if (!p.endpoints.empty() && !p.sim.empty())
+    yaml_fail(ctx, n["sim"], fi + ".sim", "give either sim: or base_url/endpoints, not both");
+  if (p.launch && !p.sim.empty())
+    yaml_fail(ctx, n["launch"], fi + ".launch", "a sim provider needs no launch command");
+  if (!p.api_key.empty() && !p.api_key_env.empty())
+    yaml_fail(ctx, n["api_key_env"], fi + ".api_key_env",
+              "api_key and api_key_env exclude each other; give the key once");
+  return p;
+}
+
+}  // namespace
+
+std::vector<Provider> parse_providers(const YamlContext& ctx, const YAML::Node& list) {
+  if (!list.IsSequence() || list.size() == 0)
+    yaml_fail(ctx, list, "providers", "expected a non-empty list of providers (`- id: ...`)");
+  std::vector<Provider> out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    Provider p = parse_one(ctx, list[i], i);
+    for (const auto& q : out)
+      if (q.id == p.id)
+        yaml_fail(ctx, list[i], fmt::format("providers[{}].id", i),
+                  fmt::format("'{}' is used twice; ids must be unique", p.id));
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<Provider> load_providers_file(const std::string& path) {
+  const YAML::Node root = load_yaml_file(path);
+  const YamlContext ctx{path};
+  if (root.IsMap()) {
+    check_keys(ctx, root, "", {"providers"});
+    if (!root["providers"]) yaml_fail(ctx, root, "providers", "missing");
+    return parse_providers(ctx, root["providers"]);
+  }
+  return parse_providers(ctx, root);
+}
+
+void apply_provider(const Provider& p, const std::vector<std::string>& sim_urls,
+                    engine::EngineConfig& e) {
+  const std::vector<std::string>& urls = p.sim.empty() ? p.endpoints : sim_urls;
+  if (urls.empty()) throw usage_error(fmt::format("{}: provider '{}' has no endpoint", p.where, p.id));
+  if (!p.api.empty()) e.adapter.api = *protocol::api_from_string(p.api);
+  const bool openai =
+      e.adapter.api == protocol::Api::openai || e.adapter.api == protocol::Api::openai_chat;
+  auto to_url = [&](const std::string& s) {
+    net::Url u = net::parse_url(s);
+    // acs-bench style http://host:8000/v1: the OpenAI paths already start with /v1.
+    if (openai && u.path_prefix.ends_with("/v1"))
+      u.path_prefix.resize(u.path_prefix.size() - 3);
+    return u;
+  };
+  e.client.url = to_url(urls[0]);
+  e.extra_endpoints.clear();
+  for (size_t i = 1; i < urls.size(); ++i) e.extra_endpoints.push_back(to_url(urls[i]));
+  e.load_balancer = p.load_balancer;
+  if (!p.model_name.empty()) e.adapter.model = p.model_name;
+  for (const auto& h : p.headers) e.headers.push_back(h);
+  if (!p.api_key_env.empty()) {
+    const char* key = std::getenv(p.api_key_env.c_str());
+    if (!key || !*key)
+      throw usage_error(fmt::format("{}: provider '{}': api_key_env {}: the variable is not set or empty",
+                                    p.where, p.id, p.api_key_env));
+    e.api_key = key;
+  } else if (!p.api_key.empty() && p.api_key != "EMPTY") {
+    e.api_key = p.api_key;
+  }
+}
+
+}  // namespace sb::plan

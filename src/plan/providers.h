@@ -1,0 +1,72 @@
+#pragma once
+// providers.yaml: the endpoints a plan benchmarks (DESIGN §0 study B, acs-bench's format
+// plus ours). A file holds `providers:` followed by a list (a bare list is accepted too):
+//
+//   providers:
+//     - id: vllm-a                      # acs-bench fields
+//       name: vllm-a                    # the backend name in reports (default: id)
+//       api_key: EMPTY                  # sent as a bearer token; never written out
+//       base_url: http://host:8000/v1   # a trailing /v1 is folded into the OpenAI paths
+//       model_name: Qwen3-8B
+//       model_category: Qwen3
+//       api: openai-chat                # ours: tgi | openai | openai-chat (default openai-chat)
+//       endpoints: [http://a:8000/v1, http://b:8000/v1]   # several nodes of one service
+//       load_balancer: rr               # rr | least-inflight | random
+//       headers: {X-Tenant: t1}
+//       api_key_env: VLLM_KEY           # the key from the environment instead
+//     - id: tgi-sim
+//       sim: tgi                        # an in-process simulator preset (as `prof --sim`)
+//       sim_replicas: 2                 # that many simulators, load-balanced
+//     - id: local
+//       base_url: http://127.0.0.1:8080
+//       launch: {command: "text-generation-launcher ...", ready_url: http://127.0.0.1:8080/health,
+//                ready_timeout: 10m, stop_grace: 10s}
+//
+// Exactly one target per provider: base_url and/or endpoints, or sim. `launch` starts the
+// server before the provider's runs (cold start = launch until ready_url answers 2xx) and
+// stops it after them (SIGTERM to its process group, SIGKILL after stop_grace).
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "engine/engine_config.h"
+#include "plan/yaml_fields.h"
+
+namespace sb::plan {
+
+struct LaunchSpec {
+  std::string command;  // run by /bin/sh -c in its own process group
+  std::string ready_url;
+  double ready_timeout_s = 300;
+  double stop_grace_s = 10;
+};
+
+struct Provider {
+  std::string id, name, api_key, model_name, model_category;
+  std::string api;                     // empty: the plan's default (openai-chat)
+  std::vector<std::string> endpoints;  // base_url first, then endpoints:
+  engine::LoadBalancer load_balancer = engine::LoadBalancer::rr;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string api_key_env;
+  std::string sim;  // simulator preset; empty: a real server
+  int sim_replicas = 1;
+  std::optional<LaunchSpec> launch;
+  std::string where;  // FILE:LINE of its entry, for messages at run time
+};
+
+// Parses a providers list node (the value of `providers:` or a bare list). Throws
+// sb::Error(usage) "FILE:LINE:COL: providers[i].FIELD: ..." for the first broken field.
+std::vector<Provider> parse_providers(const YamlContext& ctx, const YAML::Node& list);
+// Loads providers.yaml.
+std::vector<Provider> load_providers_file(const std::string& path);
+
+// Points `engine` at the provider: URL(s), load balancer, API, model, headers, key (from
+// api_key or api_key_env; throws sb::Error(usage) when the variable is unset). For a sim
+// provider, `sim_urls` are the simulators' URLs.
+void apply_provider(const Provider& p, const std::vector<std::string>& sim_urls,
+                    engine::EngineConfig& engine);
+
+}  // namespace sb::plan

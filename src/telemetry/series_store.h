@@ -1,0 +1,71 @@
+#pragma once
+// Telemetry series on the run's clock: every point is (ns since run start, value), as in
+// RequestRecord. Thread-safe: each sampler thread adds its own series. At the end the store
+// becomes summary.json's `telemetry.series` (mean, p50, max per series; points thinned to a
+// cap) and telemetry.jsonl (every point, one line each).
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "telemetry/prom_text.h"
+
+namespace sb::telemetry {
+
+struct SeriesMeta {
+  std::string source;       // "gpu", "host", "server", or a scrape target's name
+  std::string name;         // raw metric name (e.g. vllm:num_requests_waiting, sm_util_pct)
+  Labels labels;            // e.g. {device="0"}
+  std::string report_name;  // "queue depth", "GPU 0 SM util" ...; empty for unknown names
+  std::string unit;         // "%", "bytes", "W", "/s" ...
+  std::string kind;         // "gauge" | "rate" (a counter turned into a rate)
+};
+
+// Bucket deltas of one histogram over the run (last scrape minus first).
+struct HistogramDelta {
+  SeriesMeta meta;
+  std::vector<std::pair<double, double>> buckets;  // (le, cumulative count delta); +Inf last
+  double count = 0, sum = 0;
+};
+
+struct SeriesStats {
+  int64_t count = 0;
+  double mean = 0, p50 = 0, max = 0, last = 0;
+};
+
+class SeriesStore {
+ public:
+  void add(const SeriesMeta& meta, int64_t t_ns, double value);
+  void set_histogram(const std::string& key, HistogramDelta h);
+  size_t series_count() const;
+  // Points of the series whose key is `key` (source/name{labels}); empty when unknown.
+  std::vector<std::pair<int64_t, double>> points(const std::string& key) const;
+  std::vector<std::string> keys() const;
+  // Stats of a series, or count 0.
+  SeriesStats stats(const std::string& key) const;
+  // [{key, source, name, labels, report_name, unit, kind, count, mean, p50, max,
+  //   points: [[t_s, v], ...] (only for named series and at most max_points, evenly thinned)}]
+  nlohmann::json series_json(size_t max_points = 600) const;
+  nlohmann::json histograms_json() const;
+  // One line per point: {"t_s":..,"key":..,"source":..,"name":..,"labels":{..},"value":..}.
+  // Returns false when the file cannot be written.
+  bool write_jsonl(const std::string& path) const;
+
+  static std::string key_of(const SeriesMeta& m);
+
+ private:
+  struct Series {
+    SeriesMeta meta;
+    std::vector<std::pair<int64_t, double>> points;
+  };
+  mutable std::mutex mu_;
+  std::map<std::string, Series> series_;
+  std::map<std::string, HistogramDelta> histograms_;
+};
+
+SeriesStats compute_stats(std::vector<double> values);
+
+}  // namespace sb::telemetry

@@ -1,0 +1,74 @@
+#pragma once
+// Scraping one Prometheus /metrics URL on the sampler's thread, turning successive pages
+// into series: gauges (and untyped values) are sampled, counters become rates (per second
+// between two scrapes; a reset starts over), histograms are kept as bucket deltas over the
+// run, summary quantiles are sampled. Known vLLM / TGI / DCGM names (DESIGN §4) get report
+// names; every other series is kept under its own name. A failed scrape (down, slow, not
+// Prometheus text, over the body limit) is counted with its reason, never thrown.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "common/clock.h"
+#include "telemetry/prom_text.h"
+#include "telemetry/series_store.h"
+
+namespace sb::telemetry {
+
+struct KnownMetric {
+  const char* name;
+  const char* report_name;  // "queue depth", "running batch", "KV-cache use", "GPU util" ...
+  const char* unit;
+};
+// The entry for a recognised metric name, or nullptr.
+const KnownMetric* known_metric(std::string_view name);
+
+struct ScrapeCounts {
+  int64_t ok = 0, failed = 0;
+  std::string last_error;
+  double last_ms = 0;  // duration of the last scrape
+};
+
+// Folds pages into series. Pure (no I/O): tested with literal pages.
+class PageIngest {
+ public:
+  explicit PageIngest(std::string source) : source_(std::move(source)) {}
+  void ingest(const PromPage& page, int64_t t_ns, SeriesStore& store);
+  const std::string& source() const { return source_; }
+
+ private:
+  struct Hist {
+    SeriesMeta meta;
+    std::map<double, double> first, last;  // le -> cumulative count
+    double first_count = 0, first_sum = 0, last_count = 0, last_sum = 0;
+  };
+  std::string source_;
+  std::map<std::string, std::pair<int64_t, double>> counters_;  // key -> (t_ns, value)
+  std::map<std::string, Hist> hists_;
+};
+
+struct ScrapeOptions {
+  Nanos timeout = std::chrono::seconds(2);
+  size_t max_body_bytes = size_t{8} << 20;
+};
+
+class ServerScrape {
+ public:
+  ServerScrape(std::string url, std::string source, ScrapeOptions options = {});
+  // Fetches and ingests one page; false (counted) on failure.
+  bool scrape(int64_t t_ns, SeriesStore& store);
+  const std::string& url() const { return url_; }
+  const ScrapeCounts& counts() const { return counts_; }
+  // The last good page (for DCGM mapping); empty before the first success.
+  const PromPage& last_page() const { return last_page_; }
+
+ private:
+  std::string url_;
+  ScrapeOptions options_;
+  PageIngest ingest_;
+  ScrapeCounts counts_;
+  PromPage last_page_;
+};
+
+}  // namespace sb::telemetry

@@ -1,0 +1,212 @@
+#include "telemetry/telemetry.h"
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "telemetry/host_stats.h"
+
+namespace sb::telemetry {
+
+void parse_gpu_mode(const std::string& t, TelemetryConfig& c) {
+  if (t == "auto" || t.empty())
+    c.gpu = GpuMode::automatic;
+  else if (t == "nvml")
+    c.gpu = GpuMode::nvml;
+  else if (t == "nvidia-smi")
+    c.gpu = GpuMode::nvidia_smi;
+  else if (t == "off")
+    c.gpu = GpuMode::off;
+  else if (t.starts_with("dcgm:") && t.size() > 5) {
+    c.gpu = GpuMode::dcgm;
+    c.gpu_url = t.substr(5);
+  } else {
+    throw usage_error(
+        fmt::format("--gpu-telemetry '{}': expected nvml, nvidia-smi, dcgm:URL (e.g. "
+                    "dcgm:http://127.0.0.1:9400/metrics) or off",
+                    t));
+  }
+}
+
+Telemetry::Telemetry(TelemetryConfig config) : config_(std::move(config)) {
+  for (size_t i = 0; i < config_.server_urls.size(); ++i)
+    scrapes_.push_back(std::make_unique<ServerScrape>(
+        config_.server_urls[i],
+        config_.server_urls.size() == 1 ? "server" : fmt::format("server{}", i), config_.scrape));
+}
+
+Telemetry::~Telemetry() {
+  stop();
+}
+
+std::vector<std::string> Telemetry::open() {
+  std::vector<std::string> lines;
+  std::string error;
+  switch (config_.gpu) {
+    case GpuMode::off:
+      gpu_off_reason_ = "--gpu-telemetry off";
+      return lines;
+    case GpuMode::automatic:
+    case GpuMode::nvml:
+      gpu_ = open_nvml(config_.nvml_library, error);
+      break;
+    case GpuMode::nvidia_smi:
+      gpu_ = open_nvidia_smi(config_.interval, error);
+      break;
+    case GpuMode::dcgm:
+      gpu_ = open_dcgm(config_.gpu_url, config_.scrape.timeout);
+      break;
+  }
+  gpu_counts_.kind = "gpu";
+  if (!gpu_) {
+    gpu_off_reason_ = error;
+    lines.push_back(fmt::format("GPU telemetry off: {}", error));
+  } else {
+    gpu_counts_.detail = gpu_->describe();
+  }
+  return lines;
+}
+
+void Telemetry::on_gpu(std::function<void(const std::vector<GpuReading>&)> listener) {
+  gpu_listener_ = std::move(listener);
+}
+
+void Telemetry::loop(const std::function<void(int64_t)>& tick) {
+  for (int64_t k = 0;; ++k) {
+    const TimePoint due = run_start_ + k * config_.interval;
+    {
+      std::unique_lock lock(mu_);
+      if (cv_.wait_until(lock, due, [&] { return stopping_; })) return;
+    }
+    const TimePoint now = Clock::now();
+    if (now - due > config_.interval) {  // a slow sample: skip the missed ticks
+      k = (now - run_start_) / config_.interval;
+      continue;
+    }
+    tick(std::chrono::duration_cast<Nanos>(now - run_start_).count());
+  }
+}
+
+void Telemetry::start(TimePoint run_start) {
+  run_start_ = run_start;
+  stopping_ = false;
+  if (gpu_)
+    threads_.emplace_back([this] {
+      loop([this](int64_t t) {
+        std::vector<GpuReading> r;
+        std::string error;
+        if (gpu_->sample(r, error)) {
+          ++gpu_counts_.ok;
+          record_gpu(r, t, store_);
+          if (gpu_listener_) gpu_listener_(r);
+        } else {
+          ++gpu_counts_.failed;
+          gpu_counts_.last_error = error;
+        }
+      });
+    });
+  for (auto& s : scrapes_)
+    threads_.emplace_back(
+        [this, sp = s.get()] { loop([this, sp](int64_t t) { sp->scrape(t, store_); }); });
+  if (config_.host || config_.server_pid > 0) {
+    host_counts_.kind = "host";
+    threads_.emplace_back([this] {
+      std::optional<ProcTimes> self_prev = read_proc(0), server_prev;
+      if (config_.server_pid > 0) server_prev = read_proc(config_.server_pid);
+      loop([&](int64_t t) {
+        auto sample = [&](pid_t pid, std::optional<ProcTimes>& prev, const char* who) {
+          auto now = read_proc(pid);
+          if (!now) {
+            ++host_counts_.failed;
+            host_counts_.last_error = fmt::format("cannot read /proc/{}", pid);
+            return;
+          }
+          ++host_counts_.ok;
+          if (prev && now->at > prev->at)
+            store_.add(
+                {"host", "cpu_pct", {{"process", who}}, fmt::format("{} CPU", who), "%", "gauge"},
+                t, cpu_percent(*prev, *now));
+          store_.add({"host",
+                      "rss_bytes",
+                      {{"process", who}},
+                      fmt::format("{} RSS", who),
+                      "bytes",
+                      "gauge"},
+                     t, now->rss_bytes);
+          prev = now;
+        };
+        if (config_.host) sample(0, self_prev, "client");
+        if (config_.server_pid > 0) sample(config_.server_pid, server_prev, "server");
+      });
+    });
+  }
+}
+
+void Telemetry::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+}
+
+std::vector<std::string> Telemetry::warnings() const {
+  std::vector<std::string> out;
+  const SeriesStats cpu = store_.stats("host/cpu_pct{process=\"client\"}");
+  const double limit = 90.0 * std::max(1, config_.client_workers);
+  if (cpu.count > 0 && cpu.p50 > limit)
+    out.push_back(fmt::format(
+        "the client may have been the bottleneck: its CPU use was {:.0f}% of a core (median), "
+        "above 90% of one core per worker ({} worker{}); use more --workers or a bigger client",
+        cpu.p50, config_.client_workers, config_.client_workers == 1 ? "" : "s"));
+  for (const auto& s : scrapes_)
+    if (s->counts().failed > 0)
+      out.push_back(fmt::format("server metrics {}: {} of {} scrapes failed (last: {})", s->url(),
+                                s->counts().failed, s->counts().failed + s->counts().ok,
+                                s->counts().last_error));
+  if (gpu_counts_.failed > 0)
+    out.push_back(fmt::format("GPU telemetry: {} samples failed (last: {})", gpu_counts_.failed,
+                              gpu_counts_.last_error));
+  return out;
+}
+
+nlohmann::json Telemetry::to_json() const {
+  using nlohmann::json;
+  json sources = json::array();
+  json gpu = {{"kind", "gpu"},
+              {"on", gpu_ != nullptr},
+              {"ok", gpu_counts_.ok},
+              {"failed", gpu_counts_.failed}};
+  if (gpu_)
+    gpu["detail"] = gpu_counts_.detail;
+  else
+    gpu["off_reason"] = gpu_off_reason_;
+  if (!gpu_counts_.last_error.empty()) gpu["last_error"] = gpu_counts_.last_error;
+  sources.push_back(gpu);
+  for (const auto& s : scrapes_) {
+    json j = {{"kind", "server"},
+              {"url", s->url()},
+              {"ok", s->counts().ok},
+              {"failed", s->counts().failed},
+              {"last_ms", s->counts().last_ms}};
+    if (!s->counts().last_error.empty()) j["last_error"] = s->counts().last_error;
+    sources.push_back(j);
+  }
+  if (config_.host || config_.server_pid > 0)
+    sources.push_back({{"kind", "host"},
+                       {"ok", host_counts_.ok},
+                       {"failed", host_counts_.failed},
+                       {"server_pid", config_.server_pid}});
+  const auto warn = warnings();
+  const SeriesStats cpu = store_.stats("host/cpu_pct{process=\"client\"}");
+  return {
+      {"interval_ms", to_ms(config_.interval)},
+      {"sources", sources},
+      {"series", store_.series_json()},
+      {"histograms", store_.histograms_json()},
+      {"client_bottleneck", cpu.count > 0 && cpu.p50 > 90.0 * std::max(1, config_.client_workers)},
+      {"warnings", warn}};
+}
+
+}  // namespace sb::telemetry

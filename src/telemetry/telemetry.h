@@ -1,0 +1,92 @@
+#pragma once
+// The telemetry side channel (DESIGN §1): samplers for the GPU, each server /metrics URL and
+// the host, each on its own thread (never on the load engine's event loops), ticking at
+// run_start + k * interval on the run's steady clock. Samples are stamped in ns since run
+// start, like RequestRecord. Nothing here is fatal: a source that cannot start is reported
+// in one line, a failed sample is counted with its reason.
+#include <sys/types.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/clock.h"
+#include "telemetry/gpu_source.h"
+#include "telemetry/series_store.h"
+#include "telemetry/server_scrape.h"
+
+namespace sb::telemetry {
+
+enum class GpuMode { automatic, nvml, nvidia_smi, dcgm, off };
+
+struct TelemetryConfig {
+  Nanos interval = std::chrono::seconds(1);
+  GpuMode gpu = GpuMode::automatic;  // automatic: NVML when it loads, else off (one line)
+  std::string gpu_url;               // GpuMode::dcgm: the exporter's /metrics URL
+  std::string nvml_library;          // empty: $SERVEBENCH_NVML_LIBRARY, else libnvidia-ml.so.1
+  std::vector<std::string> server_urls;
+  pid_t server_pid = 0;    // 0: none
+  bool host = true;        // sample this process's CPU and RSS
+  int client_workers = 1;  // the load engine's threads, for the client-bottleneck warning
+  ScrapeOptions scrape;
+};
+
+// Parses --gpu-telemetry: nvml | nvidia-smi | dcgm:URL | off | auto. Throws sb::Error (usage).
+void parse_gpu_mode(const std::string& text, TelemetryConfig& config);
+
+class Telemetry {
+ public:
+  explicit Telemetry(TelemetryConfig config);
+  ~Telemetry();
+  Telemetry(const Telemetry&) = delete;
+  Telemetry& operator=(const Telemetry&) = delete;
+
+  // Opens the GPU source; returns the lines to show the user (at most one per source that
+  // is off, e.g. "GPU telemetry off: cannot load libnvidia-ml.so.1 (...)").
+  std::vector<std::string> open();
+  // Starts the sampler threads; samples are stamped relative to run_start.
+  void start(TimePoint run_start);
+  // Stops and joins every sampler (prompt: waits at most one in-flight scrape).
+  void stop();
+
+  // Called on the GPU sampler's thread with each sample (feeds the live endpoint's gauges).
+  void on_gpu(std::function<void(const std::vector<GpuReading>&)> listener);
+
+  const SeriesStore& store() const { return store_; }
+  bool gpu_on() const { return gpu_ != nullptr; }
+  // summary.json's `telemetry`: {interval_ms, sources: [...], series: [...], histograms:
+  // [...], warnings: [...], client_bottleneck}.
+  nlohmann::json to_json() const;
+  bool write_jsonl(const std::string& path) const { return store_.write_jsonl(path); }
+
+ private:
+  struct SourceCounts {
+    std::string kind, detail;
+    int64_t ok = 0, failed = 0;
+    std::string last_error;
+  };
+  void loop(const std::function<void(int64_t t_ns)>& tick);
+  std::vector<std::string> warnings() const;
+
+  TelemetryConfig config_;
+  SeriesStore store_;
+  std::unique_ptr<GpuSource> gpu_;
+  std::string gpu_off_reason_;
+  std::vector<std::unique_ptr<ServerScrape>> scrapes_;
+  SourceCounts gpu_counts_, host_counts_;
+  std::function<void(const std::vector<GpuReading>&)> gpu_listener_;
+  TimePoint run_start_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace sb::telemetry

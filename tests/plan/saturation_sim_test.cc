@@ -1,0 +1,84 @@
+// The saturation search against the simulator's TGI preset: the knee it finds is within one
+// step (a factor of 2) of the one the cost model predicts from the preset's configuration.
+#include <cmath>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "plan/plan_runner.h"
+#include "sim/config.h"
+#include "sim/cost_model.h"
+
+namespace sb::plan {
+namespace {
+
+// Continuous batching serves up to B requests per decode step. Adding concurrency raises
+// throughput until the running batch stops growing, which happens at the smallest of:
+//   - max_batch_size (the scheduler's cap);
+//   - the KV cache: kv_capacity_tokens / (prompt + output tokens) requests fit at once;
+//   - the compute bound: the first batch size whose step costs more than the weight read
+//     (beyond it a step's cost grows with the batch, so tokens/s stops growing).
+double predicted_knee(const sim::SimConfig& c, int64_t prompt_tokens, int64_t output_tokens) {
+  const sim::CostModel m(c);
+  double knee = c.max_batch_size;
+  knee = std::min(knee, static_cast<double>(m.kv_capacity_tokens() / (prompt_tokens + output_tokens)));
+  int64_t b = 1;
+  while (b < 100000 && m.decode_step(b + 1, 0) <= m.decode_step(1, 0)) ++b;
+  return std::min(knee, static_cast<double>(b));
+}
+
+TEST(SaturationSim, FindsTheKneeOfTheTgiPresetWithinOneStep) {
+  const int64_t in = 32, out = 32;
+  const sim::SimConfig tgi = sim::preset_config("tgi");
+  const double expected = predicted_knee(tgi, in, out);
+  ASSERT_GT(expected, 4);
+
+  const auto dir = std::filesystem::temp_directory_path() / "sb_saturation_sim";
+  std::filesystem::remove_all(dir);
+  Stage stage;
+  stage.name = "knee";
+  stage.kind = StageKind::sweep;
+  stage.concurrency = {1};
+  stage.until_saturation = true;
+  stage.requests_per_level = 4;
+  stage.saturation.max_level = 256;
+  StageTarget t;
+  t.provider = "tgi";
+  t.base.sim_preset = "tgi";
+  t.base.sim_time_scale = 0.1;
+  auto& e = t.base.engine;
+  e.adapter.api = protocol::Api::tgi;
+  e.workload.input_tokens = in;
+  e.workload.output_tokens = out;
+  e.workers = 2;
+  e.timeouts.total = std::chrono::seconds(30);
+  PlanIndex index(dir.string(), "t");
+  StageRunContext ctx;
+  ctx.out_dir = dir.string();
+  ctx.quiet = true;
+  ctx.index = &index;
+  stage.warmup = 0;
+  std::filesystem::create_directories(dir);
+  run_stage(stage, t, ctx);
+
+  ASSERT_EQ(index.searches().size(), 1u);
+  const SearchRow& s = index.searches()[0];
+  std::string levels;
+  for (const auto& r : index.runs())
+    levels += fmt::format(" c{:g}: {:.1f} req/s p50 e2e {:.0f} ms;", r.load_level, r.headline.qps.value_or(0),
+                          r.headline.e2e_p50_ms.value_or(0));
+  SCOPED_TRACE("predicted knee " + std::to_string(expected) + ", measured" + levels);
+  EXPECT_EQ(s.stop_reason, "saturated");
+  ASSERT_TRUE(s.knee);
+  EXPECT_LE(std::abs(std::log2(*s.knee) - std::log2(expected)), 1.0 + 1e-9);
+  EXPECT_GT(s.peak_qps, 0);
+  EXPECT_LE(std::abs(std::log2(s.peak_level) - std::log2(expected)), 1.0 + 1e-9);
+  ASSERT_TRUE(s.max_stable);  // no SLO: every level without errors is stable
+  EXPECT_GE(*s.max_stable, *s.knee);
+  EXPECT_EQ(ctx.first_failure, 0);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace sb::plan

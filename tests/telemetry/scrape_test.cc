@@ -1,0 +1,233 @@
+// Server /metrics scraping: ingestion rules on literal pages, real exposition output from
+// Debian's prometheus-node-exporter and prometheus, the simulator's page, and bad URLs.
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "common/asio.h"
+#include "procs.h"
+#include "sim/config.h"
+#include "sim/server.h"
+#include "telemetry/server_scrape.h"
+#include "telemetry/telemetry.h"
+
+namespace sb::telemetry {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::Child;
+using testing::find_binary;
+using testing::free_port;
+using testing::wait_for;
+
+TEST(PageIngest, GaugesCountersHistograms) {
+  SeriesStore store;
+  PageIngest in("server");
+  const char* p1 =
+      "# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting{model_name=\"m\"} 4\n"
+      "# TYPE req counter\nreq_total 100\n"
+      "# TYPE lat histogram\nlat_bucket{le=\"0.1\"} 1\nlat_bucket{le=\"+Inf\"} 2\nlat_sum "
+      "0.5\nlat_count 2\n";
+  const char* p2 =
+      "# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting{model_name=\"m\"} 6\n"
+      "# TYPE req counter\nreq_total 150\n"
+      "# TYPE lat histogram\nlat_bucket{le=\"0.1\"} 4\nlat_bucket{le=\"+Inf\"} 7\nlat_sum "
+      "1.5\nlat_count 7\n";
+  in.ingest(parse_prom_text(p1), 0, store);
+  in.ingest(parse_prom_text(p2), 500'000'000, store);
+  const auto q = store.points("server/vllm:num_requests_waiting{model_name=\"m\"}");
+  ASSERT_EQ(q.size(), 2u);
+  EXPECT_EQ(q[1].second, 6);
+  const auto rate = store.points("server/req_total");
+  ASSERT_EQ(rate.size(), 1u);
+  EXPECT_DOUBLE_EQ(rate[0].second, 100.0);  // 50 in 0.5 s
+  const auto h = store.histograms_json();
+  ASSERT_EQ(h.size(), 1u);
+  EXPECT_EQ(h[0]["count"], 5);
+  EXPECT_EQ(h[0]["buckets"][0][1], 3);
+  EXPECT_EQ(h[0]["buckets"][1][1], 5);
+  const auto js = store.series_json();
+  bool named = false;
+  for (const auto& s : js)
+    if (s["name"] == "vllm:num_requests_waiting") named = s["report_name"] == "queue depth";
+  EXPECT_TRUE(named);
+}
+
+TEST(RealExposition, NodeExporterPage) {
+  const std::string bin =
+      find_binary({"/usr/bin/prometheus-node-exporter", "/usr/sbin/prometheus-node-exporter"});
+  if (bin.empty())
+    GTEST_SKIP() << "prometheus-node-exporter is not installed (scripts/install-deps.sh --test)";
+  const int port = free_port();
+  Child ne({bin, "--web.listen-address=127.0.0.1:" + std::to_string(port),
+            "--collector.disable-defaults", "--collector.cpu", "--collector.meminfo",
+            "--collector.loadavg", "--collector.filesystem", "--collector.netdev",
+            "--collector.stat"});
+  ASSERT_TRUE(ne.ok());
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/metrics";
+  const HttpFetchResult r = wait_for(url, 10s);
+  ASSERT_TRUE(r.ok) << r.error;
+  const PromPage page = parse_prom_text(r.body);
+  EXPECT_EQ(page.bad_lines, 0) << page.errors.front();
+  EXPECT_GT(page.samples.size(), 50u);
+  EXPECT_EQ(page.family_of("node_cpu_seconds_total").second, PromType::counter);
+  EXPECT_NE(page.find("node_memory_MemTotal_bytes"), nullptr);
+  EXPECT_EQ(page.family_of("go_gc_duration_seconds").second, PromType::summary);
+  EXPECT_NE(page.find("go_gc_duration_seconds", {{"quantile", "0.5"}}), nullptr);
+  EXPECT_EQ(page.family_of("promhttp_metric_handler_requests_total").second, PromType::counter);
+  // Split anywhere: the same samples (every 97th byte to stay fast).
+  for (size_t i = 0; i < r.body.size(); i += 97) {
+    PromParser p;
+    p.feed(std::string_view(r.body).substr(0, i));
+    p.feed(std::string_view(r.body).substr(i));
+    p.finish();
+    ASSERT_EQ(p.page().samples.size(), page.samples.size()) << "split at " << i;
+  }
+  // Through the sampler: counters become rates.
+  SeriesStore store;
+  ServerScrape s(url, "node");
+  ASSERT_TRUE(s.scrape(0, store)) << s.counts().last_error;
+  std::this_thread::sleep_for(200ms);
+  ASSERT_TRUE(s.scrape(200'000'000, store)) << s.counts().last_error;
+  EXPECT_FALSE(store.points("node/node_cpu_seconds_total{cpu=\"0\",mode=\"idle\"}").empty());
+}
+
+TEST(RealExposition, PrometheusServerPageHasHistograms) {
+  const std::string bin = find_binary({"/usr/bin/prometheus"});
+  if (bin.empty()) GTEST_SKIP() << "prometheus is not installed (scripts/install-deps.sh --test)";
+  const auto dir = std::filesystem::temp_directory_path() / ("sb-prom-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "prometheus.yml") << "global:\n  scrape_interval: 1s\nscrape_configs: []\n";
+  const int port = free_port();
+  {
+    Child prom({bin, "--config.file=" + (dir / "prometheus.yml").string(),
+                "--storage.tsdb.path=" + (dir / "data").string(),
+                "--web.listen-address=127.0.0.1:" + std::to_string(port)});
+    ASSERT_TRUE(prom.ok());
+    const HttpFetchResult r =
+        wait_for("http://127.0.0.1:" + std::to_string(port) + "/metrics", 20s);
+    ASSERT_TRUE(r.ok) << r.error;
+    const PromPage page = parse_prom_text(r.body);
+    EXPECT_EQ(page.bad_lines, 0) << page.errors.front();
+    EXPECT_GT(page.samples.size(), 200u);
+    EXPECT_EQ(page.family_of("prometheus_http_request_duration_seconds_bucket").second,
+              PromType::histogram);
+    const PromSample* inf =
+        page.find("prometheus_http_request_duration_seconds_bucket", {{"le", "+Inf"}});
+    ASSERT_NE(inf, nullptr);
+    EXPECT_FALSE(page.help.empty());
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RealExposition, SimulatorPageNamesKnownMetrics) {
+  sim::SimConfig sc = sim::preset_config("tgi");
+  sc.host = "127.0.0.1";
+  sc.port = 0;
+  sim::Server server(sc);
+  server.start();
+  SeriesStore store;
+  ServerScrape s(server.url() + "/metrics", "server");
+  ASSERT_TRUE(s.scrape(0, store)) << s.counts().last_error;
+  EXPECT_EQ(s.last_page().bad_lines, 0);
+  EXPECT_EQ(s.last_page().family_of("tgi_request_duration_bucket").second, PromType::histogram);
+  EXPECT_FALSE(store.points("server/tgi_queue_size").empty());
+  EXPECT_FALSE(readings_from_dcgm(s.last_page()).empty());
+  std::map<std::string, int> names;
+  for (const auto& j : store.series_json())
+    if (j.contains("report_name")) ++names[j["report_name"].get<std::string>()];
+  EXPECT_TRUE(names.count("queue depth"));
+  EXPECT_TRUE(names.count("running batch"));
+  EXPECT_TRUE(names.count("KV-cache use"));
+  EXPECT_TRUE(names.count("GPU util"));
+  EXPECT_TRUE(names.count("FB used"));
+  server.stop();
+}
+
+// A loopback server answering every request with a fixed response, optionally after a delay.
+class CannedServer {
+ public:
+  CannedServer(std::string response, std::chrono::milliseconds delay)
+      : response_(std::move(response)),
+        delay_(delay),
+        acceptor_(io_, {asio::ip::make_address("127.0.0.1"), 0}) {
+    port_ = acceptor_.local_endpoint().port();
+    thread_ = std::thread([this] {
+      for (;;) {
+        asio::ip::tcp::socket s(io_);
+        boost::system::error_code ec;
+        acceptor_.accept(s, ec);
+        if (ec || stop_) return;
+        std::string req;
+        asio::read_until(s, asio::dynamic_buffer(req), "\r\n\r\n", ec);
+        std::this_thread::sleep_for(delay_);
+        asio::write(s, asio::buffer(response_), ec);
+        s.close(ec);
+      }
+    });
+  }
+  ~CannedServer() {
+    stop_ = true;
+    boost::system::error_code ec;
+    asio::ip::tcp::socket s(io_);
+    s.connect({asio::ip::make_address("127.0.0.1"), port_}, ec);
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/metrics"; }
+
+ private:
+  std::string response_;
+  std::chrono::milliseconds delay_;
+  asio::io_context io_;
+  asio::ip::tcp::acceptor acceptor_;
+  uint16_t port_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+std::string http_ok(const std::string& type, const std::string& body) {
+  return "HTTP/1.1 200 OK\r\nContent-Type: " + type +
+         "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" +
+         body;
+}
+
+TEST(BadTargets, DownSlowHtmlHugeAreCountedFailures) {
+  CannedServer html(http_ok("text/html", "<html><body>login</body></html>"), 0ms);
+  CannedServer slow(http_ok("text/plain", "x 1\n"), 1500ms);
+  std::string big;
+  while (big.size() < 10u << 20) big += "some_metric_with_a_long_name{label=\"value\"} 1\n";
+  CannedServer huge(http_ok("text/plain", big), 0ms);
+  const std::string down = "http://127.0.0.1:" + std::to_string(free_port()) + "/metrics";
+  ScrapeOptions o;
+  o.timeout = 300ms;
+  SeriesStore store;
+  for (const std::string& url : {down, slow.url(), html.url(), huge.url()}) {
+    ServerScrape s(url, "x", o);
+    const auto t0 = Clock::now();
+    EXPECT_FALSE(s.scrape(0, store)) << url;
+    EXPECT_LT(Clock::now() - t0, 1s) << url;
+    EXPECT_EQ(s.counts().failed, 1) << url;
+    EXPECT_FALSE(s.counts().last_error.empty()) << url;
+  }
+  // In the samplers: counted and shown, never fatal, the clock's other samplers go on.
+  TelemetryConfig c;
+  c.interval = 100ms;
+  c.gpu = GpuMode::off;
+  c.server_urls = {down, html.url()};
+  c.scrape = o;
+  Telemetry t(c);
+  t.open();
+  t.start(Clock::now());
+  std::this_thread::sleep_for(450ms);
+  t.stop();
+  const auto j = t.to_json();
+  EXPECT_GE(j["sources"][1]["failed"].get<int>(), 3);
+  EXPECT_GE(j["sources"][2]["failed"].get<int>(), 3);
+  EXPECT_EQ(j["warnings"].size(), 2u);
+  EXPECT_FALSE(t.store().points("host/rss_bytes{process=\"client\"}").empty());
+}
+
+}  // namespace
+}  // namespace sb::telemetry
