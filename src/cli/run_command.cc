@@ -47,14 +47,17 @@ int run_run(const RunFlags& f) {
 }  // namespace
 
 std::function<int()> add_run_command(CLI::App& root) {
-  auto* app = root.add_subcommand("run", "Run a test plan: providers x scenarios x stages (docs/plans.md)");
+  auto* app =
+      root.add_subcommand("run", "Run a test plan: providers x scenarios x stages (docs/plans.md)");
   auto f = std::make_shared<RunFlags>();
   app->add_option("plan", f->plan_file, "Plan file (YAML)")->required();
-  app->add_option("-o,--output-dir", f->output_dir, "Plan folder (default runs/<time>-<plan name>)");
+  app->add_option("-o,--output-dir", f->output_dir,
+                  "Plan folder (default runs/<time>-<plan name>)");
   app->add_option("--sim-time-scale", f->sim_time_scale,
                   "Override the simulator time scale of sim providers (e.g. 0.05: 20x faster)");
-  app->add_option("--scale", f->scale,
-                  "Multiply every run's requests, warm-up and duration (e.g. 0.1 for a quick pass)");
+  app->add_option(
+      "--scale", f->scale,
+      "Multiply every run's requests, warm-up and duration (e.g. 0.1 for a quick pass)");
   app->add_flag("--check", f->check, "Validate the plan and its providers, run nothing");
   app->add_flag("-q,--quiet", f->quiet, "Print no per-run lines nor the comparison table");
   return [f] { return run_run(*f); };

@@ -46,16 +46,20 @@ int run_sweep(const SweepFlags& f) {
   stage.kind = plan::StageKind::sweep;
   // Levels: parsed one by one so that a bad item is named.
   if (rate && rate_search)
-    throw usage_error("--request-rate and --rate-search exclude each other (the search picks the rates)");
+    throw usage_error(
+        "--request-rate and --rate-search exclude each other (the search picks the rates)");
   if (rate_search && f.until_saturation)
-    throw usage_error("--until-saturation (concurrency) and --rate-search (rate) exclude each other");
+    throw usage_error(
+        "--until-saturation (concurrency) and --rate-search (rate) exclude each other");
   if (rate) {
     if (f.until_saturation)
-      throw usage_error("--until-saturation raises concurrency; for rates use --rate-search LOW:HIGH");
+      throw usage_error(
+          "--until-saturation raises concurrency; for rates use --rate-search LOW:HIGH");
     for (const auto& item : split_commas(f.prof.request_rate)) {
       const double r = parse_rate_per_s(item, "--request-rate");
       if (!stage.request_rate.empty() && r <= stage.request_rate.back())
-        throw usage_error(fmt::format("--request-rate {}: list the rates in rising order", f.prof.request_rate));
+        throw usage_error(
+            fmt::format("--request-rate {}: list the rates in rising order", f.prof.request_rate));
       stage.request_rate.push_back(r);
     }
   } else if (!rate_search) {
@@ -63,14 +67,16 @@ int run_sweep(const SweepFlags& f) {
       const int64_t c = parse_count(item, "--concurrency");
       if (c < 1) throw usage_error("--concurrency: every level must be at least 1");
       if (!stage.concurrency.empty() && c <= stage.concurrency.back())
-        throw usage_error(fmt::format("--concurrency {}: list the levels in rising order", f.prof.concurrency));
+        throw usage_error(
+            fmt::format("--concurrency {}: list the levels in rising order", f.prof.concurrency));
       stage.concurrency.push_back(c);
     }
   }
   if (rate_search) {
     const auto colon = f.rate_search.find(':');
     if (colon == std::string::npos)
-      throw usage_error(fmt::format("--rate-search '{}': expected LOW:HIGH in requests/s, e.g. 1:64", f.rate_search));
+      throw usage_error(fmt::format(
+          "--rate-search '{}': expected LOW:HIGH in requests/s, e.g. 1:64", f.rate_search));
     plan::RateSearchOptions o;
     o.low = parse_rate_per_s(f.rate_search.substr(0, colon), "--rate-search");
     o.high = parse_rate_per_s(f.rate_search.substr(colon + 1), "--rate-search");
@@ -91,9 +97,12 @@ int run_sweep(const SweepFlags& f) {
 
   // Everything else as prof would: converted and validated with the first level.
   ProfFlags one = f.prof;
-  one.concurrency = rate || rate_search ? "" : std::to_string(stage.concurrency.empty() ? 1 : stage.concurrency.front());
-  one.request_rate = rate ? std::to_string(stage.request_rate.front())
-                          : rate_search ? std::to_string(stage.rate_search->low) : "";
+  one.concurrency = rate || rate_search
+                        ? ""
+                        : std::to_string(stage.concurrency.empty() ? 1 : stage.concurrency.front());
+  one.request_rate = rate          ? std::to_string(stage.request_rate.front())
+                     : rate_search ? std::to_string(stage.rate_search->low)
+                                   : "";
   if (!f.requests_per_level.empty()) {
     if (!f.prof.num_requests.empty())
       throw usage_error("--requests-per-level and --num-requests exclude each other");
@@ -121,12 +130,13 @@ int run_sweep(const SweepFlags& f) {
     const std::time_t now = std::time(nullptr);
     std::tm tm{};
     localtime_r(&now, &tm);
-    dir = fmt::format("runs/{:04}{:02}{:02}-{:02}{:02}{:02}-sweep", tm.tm_year + 1900, tm.tm_mon + 1,
-                      tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    dir = fmt::format("runs/{:04}{:02}{:02}-{:02}{:02}{:02}-sweep", tm.tm_year + 1900,
+                      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
   }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw usage_error(fmt::format("--output-dir '{}': cannot create it ({})", dir, ec.message()));
+  if (ec)
+    throw usage_error(fmt::format("--output-dir '{}': cannot create it ({})", dir, ec.message()));
   plan::PlanIndex index(dir, "sweep");
   plan::StageRunContext ctx;
   ctx.out_dir = dir;
@@ -136,7 +146,8 @@ int run_sweep(const SweepFlags& f) {
   plan::run_stage(stage, t, ctx);
   index.write(true);
   if (!pc.quiet) fmt::print("{}", index.comparison_table());
-  fmt::print(stderr, "servebench: {} runs in {}/ (index.json, index.csv)\n", index.runs().size(), dir);
+  fmt::print(stderr, "servebench: {} runs in {}/ (index.json, index.csv)\n", index.runs().size(),
+             dir);
   if (ctx.stop->load()) return static_cast<int>(ExitCode::interrupted);
   return ctx.first_failure;
 }
@@ -151,15 +162,23 @@ std::function<int()> add_sweep_command(CLI::App& root) {
   app->add_flag("--until-saturation", f->until_saturation,
                 "Raise concurrency (x --saturation-factor) until throughput stops growing, an SLO "
                 "(--goodput) breaks or errors exceed --saturation-max-errors");
-  app->add_option("--saturation-min-gain", f->min_gain, "Throughput gain below this fraction is flat")->capture_default_str();
+  app->add_option("--saturation-min-gain", f->min_gain,
+                  "Throughput gain below this fraction is flat")
+      ->capture_default_str();
   app->add_option("--saturation-latency-climb", f->latency_climb,
-                  "...while median e2e latency rises by more than this fraction")->capture_default_str();
-  app->add_option("--saturation-max-errors", f->saturation_max_errors, "Error-rate limit of a stable level")->capture_default_str();
-  app->add_option("--saturation-factor", f->factor, "Multiply concurrency by this each step")->capture_default_str();
-  app->add_option("--saturation-max-concurrency", f->max_level, "Highest concurrency to try")->capture_default_str();
+                  "...while median e2e latency rises by more than this fraction")
+      ->capture_default_str();
+  app->add_option("--saturation-max-errors", f->saturation_max_errors,
+                  "Error-rate limit of a stable level")
+      ->capture_default_str();
+  app->add_option("--saturation-factor", f->factor, "Multiply concurrency by this each step")
+      ->capture_default_str();
+  app->add_option("--saturation-max-concurrency", f->max_level, "Highest concurrency to try")
+      ->capture_default_str();
   app->add_option("--rate-search", f->rate_search,
                   "Bisection on request rate LOW:HIGH (requests/s) against the SLOs (--goodput)");
-  app->add_option("--rate-search-steps", f->rate_search_steps, "Bisection steps")->capture_default_str();
+  app->add_option("--rate-search-steps", f->rate_search_steps, "Bisection steps")
+      ->capture_default_str();
   app->add_option("--requests-per-level", f->requests_per_level,
                   "Measured requests per level = this x the level (acs-bench: 10x concurrency)");
   return [f] { return run_sweep(*f); };

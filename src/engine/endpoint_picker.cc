@@ -11,9 +11,12 @@ std::optional<LoadBalancer> load_balancer_from_string(std::string_view s) {
 
 std::string_view to_string(LoadBalancer lb) {
   switch (lb) {
-    case LoadBalancer::rr: return "rr";
-    case LoadBalancer::least_inflight: return "least-inflight";
-    case LoadBalancer::random: return "random";
+    case LoadBalancer::rr:
+      return "rr";
+    case LoadBalancer::least_inflight:
+      return "least-inflight";
+    case LoadBalancer::random:
+      return "random";
   }
   return "rr";
 }
@@ -40,8 +43,12 @@ size_t EndpointPicker::acquire() {
   if (n_ > 1) {
     const uint64_t k = next_.fetch_add(1, std::memory_order_relaxed);
     switch (policy_) {
-      case LoadBalancer::rr: pick = k % n_; break;
-      case LoadBalancer::random: pick = splitmix64(seed_ ^ (k * 0x2545f4914f6cdd1dULL)) % n_; break;
+      case LoadBalancer::rr:
+        pick = k % n_;
+        break;
+      case LoadBalancer::random:
+        pick = splitmix64(seed_ ^ (k * 0x2545f4914f6cdd1dULL)) % n_;
+        break;
       case LoadBalancer::least_inflight: {
         int64_t best = INT64_MAX;
         for (size_t j = 0; j < n_; ++j) {

@@ -15,7 +15,8 @@
 namespace sb::engine {
 
 enum class LoadBalancer { rr, least_inflight, random };
-std::optional<LoadBalancer> load_balancer_from_string(std::string_view s);  // rr|least-inflight|random
+std::optional<LoadBalancer> load_balancer_from_string(
+    std::string_view s);  // rr|least-inflight|random
 std::string_view to_string(LoadBalancer lb);
 
 class EndpointPicker {

@@ -59,7 +59,8 @@ Headline headline_of(const metrics::RunSummary& s) {
   h.qps = s.throughput.requests_per_s;
   h.output_tokens_per_s = s.throughput.output_tokens_per_s;
   h.goodput_fraction = s.goodput.fraction;
-  h.error_rate = h.requests > 0 ? static_cast<double>(h.failed) / static_cast<double>(h.requests) : 1.0;
+  h.error_rate =
+      h.requests > 0 ? static_cast<double>(h.failed) / static_cast<double>(h.requests) : 1.0;
   return h;
 }
 
@@ -95,7 +96,8 @@ RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop) {
     } else if (!sim_urls.empty()) {
       e.client.url = net::parse_url(sim_urls[0]);
       e.extra_endpoints.clear();
-      for (size_t i = 1; i < sim_urls.size(); ++i) e.extra_endpoints.push_back(net::parse_url(sim_urls[i]));
+      for (size_t i = 1; i < sim_urls.size(); ++i)
+        e.extra_endpoints.push_back(net::parse_url(sim_urls[i]));
     }
     engine::validate(e);
 

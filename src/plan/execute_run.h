@@ -22,8 +22,8 @@ struct RunSpec {
   std::string sim_preset;              // start simulators and target them
   int sim_replicas = 1;
   double sim_time_scale = 1.0;
-  std::string dir;                                     // created; must not hold a run already
-  nlohmann::json labels = nlohmann::json::object();    // merged into summary.json's config
+  std::string dir;                                   // created; must not hold a run already
+  nlohmann::json labels = nlohmann::json::object();  // merged into summary.json's config
   bool print_progress = false;
 };
 
@@ -39,7 +39,7 @@ Headline headline_of(const metrics::RunSummary& s);
 bool slo_met(const metrics::RunSummary& s, const metrics::Slo& slo);
 
 struct RunOutcome {
-  bool ok = false;   // measured and written (errors inside the run are in its numbers)
+  bool ok = false;    // measured and written (errors inside the run are in its numbers)
   int exit_code = 0;  // non-zero when !ok (sb::ExitCode)
   std::string error;  // when !ok
   bool interrupted = false;

@@ -28,7 +28,8 @@ double seconds_since(SteadyClock::time_point t) {
 
 // Waits for fd to become ready for `events` until `deadline`.
 bool wait_fd(int fd, short events, SteadyClock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
   if (left.count() <= 0) return false;
   pollfd p{fd, events, 0};
   return ::poll(&p, 1, static_cast<int>(left.count())) == 1;
@@ -51,7 +52,8 @@ int http_get_status(const std::string& url_text, double timeout_s) {
   if (getaddrinfo(url.host.c_str(), std::to_string(url.port).c_str(), &hints, &res) != 0) return 0;
   int status = 0;
   for (addrinfo* a = res; a && status == 0; a = a->ai_next) {
-    const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    const int fd =
+        ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
     if (fd < 0) continue;
     bool ok = ::connect(fd, a->ai_addr, a->ai_addrlen) == 0 || errno == EINPROGRESS;
     if (ok && wait_fd(fd, POLLOUT, deadline)) {
@@ -64,8 +66,8 @@ int http_get_status(const std::string& url_text, double timeout_s) {
     }
     if (ok) {
       const std::string path = url.path_prefix.empty() ? "/" : url.path_prefix;
-      const std::string req = fmt::format("GET {} HTTP/1.0\r\nHost: {}\r\nConnection: close\r\n\r\n",
-                                          path, url.host_header());
+      const std::string req = fmt::format(
+          "GET {} HTTP/1.0\r\nHost: {}\r\nConnection: close\r\n\r\n", path, url.host_header());
       ok = ::send(fd, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size());
     }
     std::string head;
@@ -79,7 +81,8 @@ int http_get_status(const std::string& url_text, double timeout_s) {
     // "HTTP/1.x NNN ..."
     if (head.rfind("HTTP/", 0) == 0) {
       const auto sp = head.find(' ');
-      if (sp != std::string::npos && head.size() >= sp + 4) status = std::atoi(head.c_str() + sp + 1);
+      if (sp != std::string::npos && head.size() >= sp + 4)
+        status = std::atoi(head.c_str() + sp + 1);
     }
     ::close(fd);
   }
@@ -100,7 +103,8 @@ double Launcher::start() {
   const pid_t pid = ::fork();
   if (pid < 0) {
     if (log_fd >= 0) ::close(log_fd);
-    throw Error(fmt::format("launch: cannot fork: {}", std::strerror(errno)), ExitCode::unreachable);
+    throw Error(fmt::format("launch: cannot fork: {}", std::strerror(errno)),
+                ExitCode::unreachable);
   }
   if (pid == 0) {
     ::setpgid(0, 0);
@@ -131,12 +135,13 @@ double Launcher::start() {
     if (status >= 200 && status < 300) return seconds_since(t0);
     if (seconds_since(t0) >= spec_.ready_timeout_s) {
       stop();
-      throw Error(fmt::format("launch: {} did not answer 2xx within ready_timeout {}s (last: {}); "
-                              "the server was stopped (its output: {})",
-                              spec_.ready_url, spec_.ready_timeout_s,
-                              status == 0 ? std::string("no answer") : fmt::format("HTTP {}", status),
-                              log_path_),
-                  ExitCode::unreachable);
+      throw Error(
+          fmt::format("launch: {} did not answer 2xx within ready_timeout {}s (last: {}); "
+                      "the server was stopped (its output: {})",
+                      spec_.ready_url, spec_.ready_timeout_s,
+                      status == 0 ? std::string("no answer") : fmt::format("HTTP {}", status),
+                      log_path_),
+          ExitCode::unreachable);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

@@ -2,8 +2,8 @@
 // providers.yaml `launch:`: starts a server with /bin/sh -c COMMAND in its own process group,
 // waits until ready_url answers HTTP 2xx (cold start = spawn until then), and stops it:
 // SIGTERM to the group, then SIGKILL after stop_grace. The child's output goes to `log_path`.
-#include <string>
 #include <sys/types.h>
+#include <string>
 
 #include "plan/providers.h"
 

@@ -38,7 +38,8 @@ RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
               "cooldown", "sim_time_scale", "workers", "seed", "timeout", "max_error_rate"});
   if (auto api = get_string(ctx, n, "api", "defaults.api")) {
     if (!protocol::api_from_string(*api) || *api == "generic")
-      yaml_fail(ctx, n["api"], "defaults.api", fmt::format("'{}': expected tgi, openai or openai-chat", *api));
+      yaml_fail(ctx, n["api"], "defaults.api",
+                fmt::format("'{}': expected tgi, openai or openai-chat", *api));
     d.api = *api;
   }
   d.stream = get_bool(ctx, n, "stream", "defaults.stream").value_or(true);
@@ -48,11 +49,13 @@ RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
   d.warmup = get_int(ctx, n, "warmup", "defaults.warmup", 0).value_or(0);
   d.goodput = goodput_list(ctx, n, "defaults.goodput");
   d.cooldown_s = get_duration_s(ctx, n, "cooldown", "defaults.cooldown").value_or(0);
-  d.sim_time_scale = get_number(ctx, n, "sim_time_scale", "defaults.sim_time_scale", 1e-6).value_or(1);
+  d.sim_time_scale =
+      get_number(ctx, n, "sim_time_scale", "defaults.sim_time_scale", 1e-6).value_or(1);
   d.workers = static_cast<int>(get_int(ctx, n, "workers", "defaults.workers", 0).value_or(0));
   d.seed = static_cast<uint64_t>(get_int(ctx, n, "seed", "defaults.seed", 0).value_or(0));
   d.timeout_s = get_duration_s(ctx, n, "timeout", "defaults.timeout").value_or(600);
-  d.max_error_rate = get_number(ctx, n, "max_error_rate", "defaults.max_error_rate", 0).value_or(0.05);
+  d.max_error_rate =
+      get_number(ctx, n, "max_error_rate", "defaults.max_error_rate", 0).value_or(0.05);
   if (d.max_error_rate > 1)
     yaml_fail(ctx, n["max_error_rate"], "defaults.max_error_rate", "a fraction between 0 and 1");
   return d;
@@ -80,18 +83,22 @@ std::vector<T> level_list(const YamlContext& ctx, const YAML::Node& stage, const
 Stage parse_stage(const YamlContext& ctx, const YAML::Node& n, size_t index) {
   std::string f = fmt::format("stages[{}]", index);
   if (!n.IsMap()) yaml_fail(ctx, n, f, "expected a mapping with name, kind, ...");
-  check_keys(ctx, n, f,
-             {"name", "kind", "concurrency", "request_rate", "max_concurrency", "num_requests",
-              "requests_per_level", "duration", "warmup", "goodput", "input_length",
-              "output_length", "until_saturation", "saturation", "rate_search", "from", "to",
-              "steps", "step_duration"});
+  check_keys(
+      ctx, n, f,
+      {"name", "kind", "concurrency", "request_rate", "max_concurrency", "num_requests",
+       "requests_per_level", "duration", "warmup", "goodput", "input_length", "output_length",
+       "until_saturation", "saturation", "rate_search", "from", "to", "steps", "step_duration"});
   Stage s;
   s.where = yaml_where(ctx, n);
   const std::string kind = get_string(ctx, n, "kind", f + ".kind").value_or("");
-  if (kind == "baseline") s.kind = StageKind::baseline;
-  else if (kind == "sweep") s.kind = StageKind::sweep;
-  else if (kind == "ramp") s.kind = StageKind::ramp;
-  else if (kind == "soak") s.kind = StageKind::soak;
+  if (kind == "baseline")
+    s.kind = StageKind::baseline;
+  else if (kind == "sweep")
+    s.kind = StageKind::sweep;
+  else if (kind == "ramp")
+    s.kind = StageKind::ramp;
+  else if (kind == "soak")
+    s.kind = StageKind::soak;
   else
     yaml_fail(ctx, n["kind"] ? n["kind"] : n, f + ".kind",
               kind.empty() ? "missing: give kind: baseline | sweep | ramp | soak"
@@ -124,20 +131,25 @@ Stage parse_stage(const YamlContext& ctx, const YAML::Node& n, size_t index) {
               "concurrency (closed loop) and request_rate (open loop) exclude each other");
   s.max_concurrency = get_int(ctx, n, "max_concurrency", f + ".max_concurrency", 0).value_or(0);
   s.num_requests = get_int(ctx, n, "num_requests", f + ".num_requests", 1).value_or(0);
-  s.requests_per_level = get_int(ctx, n, "requests_per_level", f + ".requests_per_level", 1).value_or(0);
+  s.requests_per_level =
+      get_int(ctx, n, "requests_per_level", f + ".requests_per_level", 1).value_or(0);
   s.duration_s = get_duration_s(ctx, n, "duration", f + ".duration").value_or(0);
   if (auto w = get_int(ctx, n, "warmup", f + ".warmup", 0)) s.warmup = *w;
   s.goodput = goodput_list(ctx, n, f + ".goodput");
   if (auto v = get_int(ctx, n, "input_length", f + ".input_length", 1)) s.input_length = *v;
   if (auto v = get_int(ctx, n, "output_length", f + ".output_length", 1)) s.output_length = *v;
-  s.until_saturation = get_bool(ctx, n, "until_saturation", f + ".until_saturation").value_or(false);
+  s.until_saturation =
+      get_bool(ctx, n, "until_saturation", f + ".until_saturation").value_or(false);
   if (const YAML::Node sat = n["saturation"]) {
     const std::string fs_ = f + ".saturation";
-    check_keys(ctx, sat, fs_, {"min_gain", "latency_climb", "max_error_rate", "factor", "max_concurrency"});
+    check_keys(ctx, sat, fs_,
+               {"min_gain", "latency_climb", "max_error_rate", "factor", "max_concurrency"});
     auto& o = s.saturation;
     o.min_gain = get_number(ctx, sat, "min_gain", fs_ + ".min_gain", 0).value_or(o.min_gain);
-    o.latency_climb = get_number(ctx, sat, "latency_climb", fs_ + ".latency_climb", 0).value_or(o.latency_climb);
-    o.max_error_rate = get_number(ctx, sat, "max_error_rate", fs_ + ".max_error_rate", 0).value_or(o.max_error_rate);
+    o.latency_climb =
+        get_number(ctx, sat, "latency_climb", fs_ + ".latency_climb", 0).value_or(o.latency_climb);
+    o.max_error_rate = get_number(ctx, sat, "max_error_rate", fs_ + ".max_error_rate", 0)
+                           .value_or(o.max_error_rate);
     o.factor = get_number(ctx, sat, "factor", fs_ + ".factor", 1.01).value_or(o.factor);
     o.max_level = static_cast<double>(
         get_int(ctx, sat, "max_concurrency", fs_ + ".max_concurrency", 1).value_or(512));
@@ -158,7 +170,11 @@ Stage parse_stage(const YamlContext& ctx, const YAML::Node& n, size_t index) {
   // Ramp: from/to/steps expand into rising concurrencies, each held for step_duration.
   const bool ramp_keys = n["from"] || n["to"] || n["steps"] || n["step_duration"];
   if (ramp_keys && s.kind != StageKind::ramp)
-    yaml_fail(ctx, n["from"] ? n["from"] : n["to"] ? n["to"] : n["steps"] ? n["steps"] : n["step_duration"],
+    yaml_fail(ctx,
+              n["from"]    ? n["from"]
+              : n["to"]    ? n["to"]
+              : n["steps"] ? n["steps"]
+                           : n["step_duration"],
               f, "from/to/steps/step_duration belong to kind: ramp");
   if (s.kind == StageKind::ramp) {
     if (auto d = get_duration_s(ctx, n, "step_duration", f + ".step_duration")) s.duration_s = *d;
@@ -166,7 +182,8 @@ Stage parse_stage(const YamlContext& ctx, const YAML::Node& n, size_t index) {
       const auto from = get_int(ctx, n, "from", f + ".from", 1);
       const auto to = get_int(ctx, n, "to", f + ".to", 1);
       if (!from) yaml_fail(ctx, n, f + ".from", "missing: the first concurrency of the ramp");
-      if (!to || *to <= *from) yaml_fail(ctx, n["to"] ? n["to"] : n, f + ".to", "missing or not above from");
+      if (!to || *to <= *from)
+        yaml_fail(ctx, n["to"] ? n["to"] : n, f + ".to", "missing or not above from");
       const int64_t steps = get_int(ctx, n, "steps", f + ".steps", 2).value_or(5);
       for (int64_t i = 0; i < steps; ++i) {
         const int64_t c = *from + (*to - *from) * i / (steps - 1);
@@ -186,9 +203,11 @@ Stage parse_stage(const YamlContext& ctx, const YAML::Node& n, size_t index) {
   }
   if (s.kind == StageKind::soak) {
     if (s.concurrency.size() + s.request_rate.size() != 1)
-      yaml_fail(ctx, n, f + ".concurrency", "a soak needs one load level (concurrency: N or request_rate: R)");
+      yaml_fail(ctx, n, f + ".concurrency",
+                "a soak needs one load level (concurrency: N or request_rate: R)");
     if (s.duration_s <= 0)
-      yaml_fail(ctx, n["duration"] ? n["duration"] : n, f + ".duration", "missing: how long to hold the load (e.g. 1h)");
+      yaml_fail(ctx, n["duration"] ? n["duration"] : n, f + ".duration",
+                "missing: how long to hold the load (e.g. 1h)");
   }
   if (s.kind == StageKind::sweep) {
     if (s.concurrency.empty() && s.request_rate.empty() && !s.rate_search) {
@@ -204,7 +223,10 @@ Stage parse_stage(const YamlContext& ctx, const YAML::Node& n, size_t index) {
     if (s.until_saturation && s.concurrency.size() > 1)
       s.saturation.levels.assign(s.concurrency.begin(), s.concurrency.end());
   } else if (s.until_saturation || s.rate_search) {
-    yaml_fail(ctx, n["until_saturation"] ? n["until_saturation"] : n["rate_search"] ? n["rate_search"] : n["saturation"],
+    yaml_fail(ctx,
+              n["until_saturation"] ? n["until_saturation"]
+              : n["rate_search"]    ? n["rate_search"]
+                                    : n["saturation"],
               f, "saturation searches belong to kind: sweep");
   }
   if (s.num_requests == 0 && s.requests_per_level == 0 && s.duration_s <= 0)
@@ -221,7 +243,8 @@ Plan parse_root(const YAML::Node& root, const std::string& file) {
   p.file = file;
   p.name = get_string(ctx, root, "name", "name").value_or(fs::path(file).stem().string());
   const YAML::Node prov = root["providers"];
-  if (!prov) yaml_fail(ctx, root, "providers", "missing: a providers.yaml path or a list of providers");
+  if (!prov)
+    yaml_fail(ctx, root, "providers", "missing: a providers.yaml path or a list of providers");
   if (prov.IsScalar()) {
     fs::path path(prov.Scalar());
     if (path.is_relative()) path = fs::path(file).parent_path() / path;
@@ -245,7 +268,8 @@ Plan parse_root(const YAML::Node& root, const std::string& file) {
   p.defaults = parse_defaults(ctx, root["defaults"]);
   const YAML::Node stages = root["stages"];
   if (!stages || !stages.IsSequence() || stages.size() == 0)
-    yaml_fail(ctx, stages ? stages : root, "stages", "missing: a list of stages (`- kind: baseline`)");
+    yaml_fail(ctx, stages ? stages : root, "stages",
+              "missing: a list of stages (`- kind: baseline`)");
   for (size_t i = 0; i < stages.size(); ++i) {
     Stage s = parse_stage(ctx, stages[i], i);
     for (const auto& o : p.stages)
@@ -261,10 +285,14 @@ Plan parse_root(const YAML::Node& root, const std::string& file) {
 
 std::string_view to_string(StageKind k) {
   switch (k) {
-    case StageKind::baseline: return "baseline";
-    case StageKind::sweep: return "sweep";
-    case StageKind::ramp: return "ramp";
-    case StageKind::soak: return "soak";
+    case StageKind::baseline:
+      return "baseline";
+    case StageKind::sweep:
+      return "sweep";
+    case StageKind::ramp:
+      return "ramp";
+    case StageKind::soak:
+      return "soak";
   }
   return "baseline";
 }

@@ -33,7 +33,7 @@ struct RunDefaults {
   int64_t input_length = 256;
   int64_t output_length = 128;
   bool ignore_eos = false;
-  int64_t warmup = 0;  // warm-up requests per run
+  int64_t warmup = 0;                // warm-up requests per run
   std::vector<std::string> goodput;  // "ttft:500" ...
   double cooldown_s = 0;             // pause between runs (not between ramp steps)
   double sim_time_scale = 1.0;

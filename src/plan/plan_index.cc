@@ -83,14 +83,14 @@ void PlanIndex::write(bool finished) const {
                     {"error_rate", r.status == "ok" ? json(h.error_rate) : json(nullptr)},
                     {"goodput_fraction", opt(h.goodput_fraction)},
                     {"slo_met", r.slo_met}});
-    csv += fmt::format(
-        "{},{},{},{},{},{:g},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_text(r.provider),
-        csv_text(r.scenario), csv_text(r.stage), r.kind, r.load_kind, r.load_level,
-        csv_text(r.folder), r.status, h.requests, csv_num(h.ttft_p50_ms), csv_num(h.ttft_p99_ms),
-        csv_num(h.e2e_p50_ms), csv_num(h.e2e_p99_ms), csv_num(h.qps),
-        csv_num(h.output_tokens_per_s),
-        r.status == "ok" ? csv_num(h.error_rate) : std::string(), csv_num(h.goodput_fraction),
-        r.slo_met ? "true" : "false", csv_num(r.cold_start_s), csv_text(r.error));
+    csv += fmt::format("{},{},{},{},{},{:g},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                       csv_text(r.provider), csv_text(r.scenario), csv_text(r.stage), r.kind,
+                       r.load_kind, r.load_level, csv_text(r.folder), r.status, h.requests,
+                       csv_num(h.ttft_p50_ms), csv_num(h.ttft_p99_ms), csv_num(h.e2e_p50_ms),
+                       csv_num(h.e2e_p99_ms), csv_num(h.qps), csv_num(h.output_tokens_per_s),
+                       r.status == "ok" ? csv_num(h.error_rate) : std::string(),
+                       csv_num(h.goodput_fraction), r.slo_met ? "true" : "false",
+                       csv_num(r.cold_start_s), csv_text(r.error));
   }
   json searches = json::array();
   for (const auto& s : searches_)
@@ -103,9 +103,12 @@ void PlanIndex::write(bool finished) const {
                         {"peak_level", s.peak_level},
                         {"max_stable", opt(s.max_stable)},
                         {"stop_reason", s.stop_reason}});
-  const json index = {{"schema", "servebench.plan-index/1"}, {"plan", plan_},
-                      {"started_at", started_at_},          {"finished", finished},
-                      {"runs", runs},                       {"searches", searches}};
+  const json index = {{"schema", "servebench.plan-index/1"},
+                      {"plan", plan_},
+                      {"started_at", started_at_},
+                      {"finished", finished},
+                      {"runs", runs},
+                      {"searches", searches}};
   report::write_file_atomically(dir_ + "/index.json", index.dump(2) + "\n");
   report::write_file_atomically(dir_ + "/index.csv", csv);
 }
@@ -144,9 +147,9 @@ std::string PlanIndex::comparison_table() const {
       it->second.max_stable = s.kind == "rate_search" ? fmt::format("{:g}/s", *s.max_stable)
                                                       : fmt::format("{:g}", *s.max_stable);
   }
-  std::string out = fmt::format("{:<16} {:<9} {:>18} {:>10} {:>9} {:>6} {:>10} {:>6}\n", "provider",
-                                "scenario", "p99 e2e @ load", "peak QPS", "at", "knee",
-                                "max stable", "failed");
+  std::string out =
+      fmt::format("{:<16} {:<9} {:>18} {:>10} {:>9} {:>6} {:>10} {:>6}\n", "provider", "scenario",
+                  "p99 e2e @ load", "peak QPS", "at", "knee", "max stable", "failed");
   for (const auto& key : order) {
     const Cell& c = cells[key];
     out += fmt::format("{:<16} {:<9} {:>18} {:>10} {:>9} {:>6} {:>10} {:>6}\n", key.first,

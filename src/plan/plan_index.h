@@ -23,8 +23,8 @@ struct IndexRow {
   std::string provider, scenario, stage, kind;
   std::string load_kind;  // "concurrency" | "rate"
   double load_level = 0;
-  std::string folder;     // relative to the index
-  std::string status;     // ok | failed | interrupted
+  std::string folder;  // relative to the index
+  std::string status;  // ok | failed | interrupted
   std::string error;
   std::optional<double> cold_start_s;
   Headline headline;

@@ -31,7 +31,9 @@ void cooldown(double s, const std::atomic<bool>* stop) {
 }
 
 int64_t scaled(int64_t n, double scale) {
-  return n <= 0 ? n : std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(n) * scale)));
+  return n <= 0 ? n
+                : std::max<int64_t>(
+                      1, static_cast<int64_t>(std::ceil(static_cast<double>(n) * scale)));
 }
 
 // Runs the stage at one load level; records the row. Nullopt when interrupted before it ran.
@@ -87,16 +89,18 @@ std::optional<LevelMeasure> run_level(const Stage& stage, const StageTarget& t,
   ctx.index->add(row);
   ctx.index->write(false);
 
-  const std::string what = fmt::format("{} {}{}{} {}", t.provider, t.scenario.empty() ? "" : t.scenario + " ",
-                                       stage.name, "", rate ? fmt::format("rate={:g}/s", level)
-                                                            : fmt::format("c={:g}", level));
+  const std::string what = fmt::format(
+      "{} {}{}{} {}", t.provider, t.scenario.empty() ? "" : t.scenario + " ", stage.name, "",
+      rate ? fmt::format("rate={:g}/s", level) : fmt::format("c={:g}", level));
   if (!out.ok) {
     fmt::print(stderr, "servebench: run {} failed: {}\n", what, out.error);
     if (ctx.first_failure == 0) ctx.first_failure = out.exit_code != 0 ? out.exit_code : 1;
     if (out.exit_code == static_cast<int>(ExitCode::unreachable)) ctx.target_dead = true;
   } else if (!ctx.quiet) {
     const Headline& h = out.headline;
-    fmt::print(stderr, "servebench: {:<40} {:>8.2f} req/s  p99 e2e {:>8.0f} ms  p99 ttft {:>7.0f} ms  errors {:.1f}%  -> {}\n",
+    fmt::print(stderr,
+               "servebench: {:<40} {:>8.2f} req/s  p99 e2e {:>8.0f} ms  p99 ttft {:>7.0f} ms  "
+               "errors {:.1f}%  -> {}\n",
                what, h.qps.value_or(0), h.e2e_p99_ms.value_or(0), h.ttft_p99_ms.value_or(0),
                h.error_rate * 100, folder);
   }
@@ -162,31 +166,36 @@ void run_stage(const Stage& stage, const StageTarget& t, StageRunContext& ctx) {
   ctx.index->add(search);
   ctx.index->write(false);
   if (!ctx.quiet)
-    fmt::print(stderr, "servebench: {} {} {}: {} stopped ({}): knee {}, peak {:.2f} req/s at {:g}, max stable {}\n",
+    fmt::print(stderr,
+               "servebench: {} {} {}: {} stopped ({}): knee {}, peak {:.2f} req/s at {:g}, max "
+               "stable {}\n",
                t.provider, t.scenario, stage.name, search.kind, search.stop_reason,
                search.knee ? fmt::format("{:g}", *search.knee) : "-", search.peak_qps,
-               search.peak_level, search.max_stable ? fmt::format("{:g}", *search.max_stable) : "-");
+               search.peak_level,
+               search.max_stable ? fmt::format("{:g}", *search.max_stable) : "-");
 }
 
 int run_plan(const Plan& plan, const PlanRunOptions& o) {
   std::error_code ec;
   if (fs::exists(fs::path(o.output_dir) / "index.json"))
-    throw usage_error(fmt::format("-o {}: the folder already holds a plan's results; give a new folder",
-                                  o.output_dir));
+    throw usage_error(fmt::format(
+        "-o {}: the folder already holds a plan's results; give a new folder", o.output_dir));
   fs::create_directories(o.output_dir, ec);
-  if (ec) throw usage_error(fmt::format("-o {}: cannot create it ({})", o.output_dir, ec.message()));
+  if (ec)
+    throw usage_error(fmt::format("-o {}: cannot create it ({})", o.output_dir, ec.message()));
   PlanIndex index(o.output_dir, plan.name);
   index.write(false);
 
   const RunDefaults& d = plan.defaults;
   StageRunContext ctx;
   ctx.out_dir = o.output_dir;
-  ctx.cooldown_s = d.cooldown_s;
+  ctx.cooldown_s = d.cooldown_s * o.scale;
   ctx.scale = o.scale;
   ctx.quiet = o.quiet;
   ctx.stop = o.stop;
   ctx.index = &index;
-  const std::vector<std::string> scenarios = plan.scenarios.empty() ? std::vector<std::string>{""} : plan.scenarios;
+  const std::vector<std::string> scenarios =
+      plan.scenarios.empty() ? std::vector<std::string>{""} : plan.scenarios;
 
   int run_no = 0;
   for (const Provider& p : plan.providers) {
@@ -216,12 +225,16 @@ int run_plan(const Plan& plan, const PlanRunOptions& o) {
 
     std::unique_ptr<Launcher> launcher;
     if (p.launch) {
-      launcher = std::make_unique<Launcher>(*p.launch,
-                                            (fs::path(o.output_dir) / (p.id + "-launch.log")).string());
-      if (!o.quiet) fmt::print(stderr, "servebench: launching provider {}: waiting for {}\n", p.name, p.launch->ready_url);
+      launcher = std::make_unique<Launcher>(
+          *p.launch, (fs::path(o.output_dir) / (p.id + "-launch.log")).string());
+      if (!o.quiet)
+        fmt::print(stderr, "servebench: launching provider {}: waiting for {}\n", p.name,
+                   p.launch->ready_url);
       try {
         t.cold_start_s = launcher->start();
-        if (!o.quiet) fmt::print(stderr, "servebench: provider {} ready after {:.2f} s (cold start)\n", p.name, *t.cold_start_s);
+        if (!o.quiet)
+          fmt::print(stderr, "servebench: provider {} ready after {:.2f} s (cold start)\n", p.name,
+                     *t.cold_start_s);
       } catch (const Error& err) {
         fmt::print(stderr, "servebench: provider {}: {}\n", p.name, err.what());
         IndexRow row;
@@ -243,7 +256,8 @@ int run_plan(const Plan& plan, const PlanRunOptions& o) {
       t.base.engine.workload.scenario = sc;
       for (const Stage& s : plan.stages) {
         if (ctx.target_dead || stopped(o.stop)) break;
-        ctx.folder_prefix = fmt::format("{:03}-{}-{}{}-", ++run_no, p.id, sc.empty() ? "" : sc + "-", s.name);
+        ctx.folder_prefix =
+            fmt::format("{:03}-{}-{}{}-", ++run_no, p.id, sc.empty() ? "" : sc + "-", s.name);
         run_stage(s, t, ctx);
       }
     }
@@ -251,8 +265,8 @@ int run_plan(const Plan& plan, const PlanRunOptions& o) {
   }
   index.write(true);
   if (!o.quiet) fmt::print("{}", index.comparison_table());
-  fmt::print(stderr, "servebench: plan '{}': {} runs, index in {}/index.json and index.csv\n", plan.name,
-             index.runs().size(), o.output_dir);
+  fmt::print(stderr, "servebench: plan '{}': {} runs, index in {}/index.json and index.csv\n",
+             plan.name, index.runs().size(), o.output_dir);
   if (stopped(o.stop)) return static_cast<int>(ExitCode::interrupted);
   return ctx.first_failure;
 }

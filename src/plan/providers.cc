@@ -26,10 +26,10 @@ void check_url(const YamlContext& ctx, const YAML::Node& at, const std::string& 
 Provider parse_one(const YamlContext& ctx, const YAML::Node& n, size_t index) {
   const std::string f = fmt::format("providers[{}]", index);
   if (!n.IsMap()) yaml_fail(ctx, n, f, "expected a mapping with id, base_url, ...");
-  check_keys(ctx, n, f,
-             {"id", "name", "api_key", "base_url", "model_name", "model_category", "api",
-              "endpoints", "load_balancer", "headers", "api_key_env", "sim", "sim_replicas",
-              "launch"});
+  check_keys(
+      ctx, n, f,
+      {"id", "name", "api_key", "base_url", "model_name", "model_category", "api", "endpoints",
+       "load_balancer", "headers", "api_key_env", "sim", "sim_replicas", "launch"});
   Provider p;
   p.where = yaml_where(ctx, n);
   p.id = get_string(ctx, n, "id", f + ".id").value_or("");
@@ -90,7 +90,8 @@ Provider parse_one(const YamlContext& ctx, const YAML::Node& n, size_t index) {
     } catch (const Error&) {
       std::string names;
       for (const auto& s : sim::preset_names()) names += (names.empty() ? "" : ", ") + s;
-      yaml_fail(ctx, n["sim"], fi + ".sim", fmt::format("unknown preset '{}' (use {})", *sim, names));
+      yaml_fail(ctx, n["sim"], fi + ".sim",
+                fmt::format("unknown preset '{}' (use {})", *sim, names));
     }
     p.sim = *sim;
   }
@@ -115,7 +116,8 @@ Provider parse_one(const YamlContext& ctx, const YAML::Node& n, size_t index) {
     check_url(ctx, l["ready_url"], fl + ".ready_url", s.ready_url);
     if (s.ready_url.starts_with("https:"))
       yaml_fail(ctx, l["ready_url"], fl + ".ready_url", "must be http:// (probed in plain HTTP)");
-    s.ready_timeout_s = get_duration_s(ctx, l, "ready_timeout", fl + ".ready_timeout").value_or(300);
+    s.ready_timeout_s =
+        get_duration_s(ctx, l, "ready_timeout", fl + ".ready_timeout").value_or(300);
     s.stop_grace_s = get_duration_s(ctx, l, "stop_grace", fl + ".stop_grace").value_or(10);
     if (!(s.ready_timeout_s > 0))
       yaml_fail(ctx, l["ready_timeout"], fl + ".ready_timeout", "must be positive");
@@ -166,15 +168,15 @@ std::vector<Provider> load_providers_file(const std::string& path) {
 void apply_provider(const Provider& p, const std::vector<std::string>& sim_urls,
                     engine::EngineConfig& e) {
   const std::vector<std::string>& urls = p.sim.empty() ? p.endpoints : sim_urls;
-  if (urls.empty()) throw usage_error(fmt::format("{}: provider '{}' has no endpoint", p.where, p.id));
+  if (urls.empty())
+    throw usage_error(fmt::format("{}: provider '{}' has no endpoint", p.where, p.id));
   if (!p.api.empty()) e.adapter.api = *protocol::api_from_string(p.api);
   const bool openai =
       e.adapter.api == protocol::Api::openai || e.adapter.api == protocol::Api::openai_chat;
   auto to_url = [&](const std::string& s) {
     net::Url u = net::parse_url(s);
     // acs-bench style http://host:8000/v1: the OpenAI paths already start with /v1.
-    if (openai && u.path_prefix.ends_with("/v1"))
-      u.path_prefix.resize(u.path_prefix.size() - 3);
+    if (openai && u.path_prefix.ends_with("/v1")) u.path_prefix.resize(u.path_prefix.size() - 3);
     return u;
   };
   e.client.url = to_url(urls[0]);
@@ -186,8 +188,9 @@ void apply_provider(const Provider& p, const std::vector<std::string>& sim_urls,
   if (!p.api_key_env.empty()) {
     const char* key = std::getenv(p.api_key_env.c_str());
     if (!key || !*key)
-      throw usage_error(fmt::format("{}: provider '{}': api_key_env {}: the variable is not set or empty",
-                                    p.where, p.id, p.api_key_env));
+      throw usage_error(
+          fmt::format("{}: provider '{}': api_key_env {}: the variable is not set or empty",
+                      p.where, p.id, p.api_key_env));
     e.api_key = key;
   } else if (!p.api_key.empty() && p.api_key != "EMPTY") {
     e.api_key = p.api_key;

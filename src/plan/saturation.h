@@ -25,13 +25,13 @@
 namespace sb::plan {
 
 struct LevelMeasure {
-  double level = 0;           // concurrency or request rate
-  bool failed = false;        // the run did not produce a measurement
-  double qps = 0;             // ok requests per second
-  double latency_ms = 0;      // the latency that must climb (the caller's choice: e2e p50)
-  double error_rate = 0;      // failed / total
-  bool slo_ok = true;         // every SLO met (see slo_met in plan_runner)
-  std::string folder;         // where the run's files are (for the index)
+  double level = 0;       // concurrency or request rate
+  bool failed = false;    // the run did not produce a measurement
+  double qps = 0;         // ok requests per second
+  double latency_ms = 0;  // the latency that must climb (the caller's choice: e2e p50)
+  double error_rate = 0;  // failed / total
+  bool slo_ok = true;     // every SLO met (see slo_met in plan_runner)
+  std::string folder;     // where the run's files are (for the index)
 };
 
 struct SaturationOptions {

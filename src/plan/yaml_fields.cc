@@ -51,7 +51,8 @@ const YAML::Node* scalar_at(const YamlContext& ctx, const YAML::Node& map, const
   holder = map[key];
   if (!holder) return nullptr;
   if (holder.IsNull()) yaml_fail(ctx, holder, field, "has no value");
-  if (!holder.IsScalar()) yaml_fail(ctx, holder, field, "expected a single value, not a list or mapping");
+  if (!holder.IsScalar())
+    yaml_fail(ctx, holder, field, "expected a single value, not a list or mapping");
   return &holder;
 }
 
@@ -74,7 +75,8 @@ std::optional<int64_t> get_int(const YamlContext& ctx, const YAML::Node& map, co
   } catch (const Error&) {
     yaml_fail(ctx, n, field, fmt::format("'{}' is not a whole number (e.g. 16, 2k)", n.Scalar()));
   }
-  if (v < min_value) yaml_fail(ctx, n, field, fmt::format("{} is below the minimum {}", v, min_value));
+  if (v < min_value)
+    yaml_fail(ctx, n, field, fmt::format("{} is below the minimum {}", v, min_value));
   return v;
 }
 
@@ -105,8 +107,8 @@ std::optional<bool> get_bool(const YamlContext& ctx, const YAML::Node& map, cons
   return b;
 }
 
-std::optional<double> get_duration_s(const YamlContext& ctx, const YAML::Node& map,
-                                     const char* key, const std::string& field) {
+std::optional<double> get_duration_s(const YamlContext& ctx, const YAML::Node& map, const char* key,
+                                     const std::string& field) {
   YAML::Node n;
   if (!scalar_at(ctx, map, key, field, n)) return std::nullopt;
   try {

@@ -30,7 +30,8 @@ YAML::Node load_yaml_file(const std::string& path);
 void check_keys(const YamlContext& ctx, const YAML::Node& map, const std::string& field,
                 const std::set<std::string>& allowed);
 
-// Scalar readers: nullopt when the key is absent; errors name `field` (e.g. "stages[1].concurrency").
+// Scalar readers: nullopt when the key is absent; errors name `field` (e.g.
+// "stages[1].concurrency").
 std::optional<std::string> get_string(const YamlContext& ctx, const YAML::Node& map,
                                       const char* key, const std::string& field);
 std::optional<int64_t> get_int(const YamlContext& ctx, const YAML::Node& map, const char* key,
@@ -40,8 +41,8 @@ std::optional<double> get_number(const YamlContext& ctx, const YAML::Node& map, 
 std::optional<bool> get_bool(const YamlContext& ctx, const YAML::Node& map, const char* key,
                              const std::string& field);
 // A duration such as "30s", "5m", "1h", "500ms" or a number of seconds.
-std::optional<double> get_duration_s(const YamlContext& ctx, const YAML::Node& map,
-                                     const char* key, const std::string& field);
+std::optional<double> get_duration_s(const YamlContext& ctx, const YAML::Node& map, const char* key,
+                                     const std::string& field);
 // A list of scalars, or one scalar taken as a one-element list.
 std::optional<std::vector<std::string>> get_string_list(const YamlContext& ctx,
                                                         const YAML::Node& map, const char* key,

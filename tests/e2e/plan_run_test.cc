@@ -2,8 +2,8 @@
 // end (shortened by flags), index files, per-run files, the HTML report of the plan folder,
 // secrets kept out of every file, and bad input (no base URL, launch failing or never ready)
 // keeping the runs completed before it.
-#include <sys/socket.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -32,7 +32,8 @@ std::string slurp(const fs::path& p) {
 }
 
 fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("sb_plan_e2e_" + name + "_" + std::to_string(::getpid()));
+  const fs::path d =
+      fs::temp_directory_path() / ("sb_plan_e2e_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -52,9 +53,10 @@ uint16_t free_port() {
 
 TEST(PlanRun, ReferenceStudyEndToEnd) {
   const fs::path out = fresh_dir("study");
-  const auto r = run_servebench(std::string("run ") + SERVEBENCH_SOURCE_DIR +
-                                "/examples/reference-study.yaml --sim-time-scale 0.003 --scale 0.1 -o " +
-                                (out / "plan").string());
+  const auto r =
+      run_servebench(std::string("run ") + SERVEBENCH_SOURCE_DIR +
+                     "/examples/reference-study.yaml --sim-time-scale 0.003 --scale 0.1 -o " +
+                     (out / "plan").string());
   ASSERT_EQ(r.code, 0) << r.out;
   // The comparison table: every provider x scenario.
   for (const char* p : {"pytorch", "fastapi", "tgi"})
@@ -88,7 +90,8 @@ TEST(PlanRun, ReferenceStudyEndToEnd) {
   EXPECT_THAT(csv, HasSubstr("tgi,mixed,peak,sweep,concurrency,200,"));
 
   // The report renders the plan folder with backend = provider and the scenario.
-  const auto rep = run_servebench("report " + (out / "plan").string() + " -o " + (out / "r.html").string());
+  const auto rep =
+      run_servebench("report " + (out / "plan").string() + " -o " + (out / "r.html").string());
   ASSERT_EQ(rep.code, 0) << rep.out;
   const std::string html = slurp(out / "r.html");
   for (const char* word : {"pytorch", "fastapi", "tgi", "chat", "long", "mixed"})
@@ -108,7 +111,8 @@ defaults: {api: openai-chat}
 stages:
   - {kind: baseline, concurrency: 2, num_requests: 4}
 )";
-  const auto r = run_servebench("run " + (out / "plan.yaml").string() + " -o " + (out / "p").string());
+  const auto r =
+      run_servebench("run " + (out / "plan.yaml").string() + " -o " + (out / "p").string());
   ASSERT_EQ(r.code, 0) << r.out;
   int files = 0;
   for (const auto& f : fs::recursive_directory_iterator(out / "p")) {
@@ -125,8 +129,10 @@ stages:
 
 TEST(PlanRun, ProviderWithoutBaseUrlIsAUsageError) {
   const fs::path out = fresh_dir("nourl");
-  std::ofstream(out / "plan.yaml") << "providers:\n  - id: a\n    model_name: m\nstages:\n  - {kind: baseline}\n";
-  const auto r = run_servebench("run " + (out / "plan.yaml").string() + " -o " + (out / "p").string());
+  std::ofstream(out / "plan.yaml")
+      << "providers:\n  - id: a\n    model_name: m\nstages:\n  - {kind: baseline}\n";
+  const auto r =
+      run_servebench("run " + (out / "plan.yaml").string() + " -o " + (out / "p").string());
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_THAT(r.out, HasSubstr((out / "plan.yaml").string() +
                                ":2:5: providers[0] (a).base_url: missing: give base_url:"));
@@ -154,15 +160,18 @@ stages:
   - {{kind: baseline, concurrency: 2, num_requests: 6}}
 )",
                                                   port, SERVEBENCH_BINARY);
-  const auto r = run_servebench("run " + (out / "plan.yaml").string() + " -o " + (out / "p").string());
+  const auto r =
+      run_servebench("run " + (out / "plan.yaml").string() + " -o " + (out / "p").string());
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_THAT(r.out, HasSubstr("provider broken: launch: the command exited with status 3 before"));
-  EXPECT_THAT(r.out, HasSubstr("provider never: launch: http://127.0.0.1:1/health did not answer 2xx within ready_timeout 1s"));
+  EXPECT_THAT(r.out, HasSubstr("provider never: launch: http://127.0.0.1:1/health did not answer "
+                               "2xx within ready_timeout 1s"));
   const auto index = nlohmann::json::parse(slurp(out / "p" / "index.json"));
   ASSERT_EQ(index["runs"].size(), 4u) << index.dump(2);
   EXPECT_EQ(index["runs"][0]["provider"], "first");
   EXPECT_EQ(index["runs"][0]["status"], "ok");
-  EXPECT_TRUE(fs::exists(out / "p" / index["runs"][0]["folder"].get<std::string>() / "summary.json"));
+  EXPECT_TRUE(
+      fs::exists(out / "p" / index["runs"][0]["folder"].get<std::string>() / "summary.json"));
   EXPECT_EQ(index["runs"][1]["provider"], "local");
   EXPECT_EQ(index["runs"][1]["status"], "ok");
   EXPECT_GT(index["runs"][1]["cold_start_s"].get<double>(), 0);
@@ -178,16 +187,20 @@ stages:
 
 TEST(PlanRun, SweepWritesOneFolderPerLevelAndSearchesRates) {
   const fs::path out = fresh_dir("sweep");
-  auto r = run_servebench("sweep --sim instant --api tgi --concurrency 1,2,4 -n 12 --output-length 8 -q -o " +
-                          (out / "s").string());
+  auto r = run_servebench(
+      "sweep --sim instant --api tgi --concurrency 1,2,4 -n 12 --output-length 8 -q -o " +
+      (out / "s").string());
   ASSERT_EQ(r.code, 0) << r.out;
-  for (const char* d : {"c1", "c2", "c4"}) EXPECT_TRUE(fs::exists(out / "s" / d / "summary.json")) << d;
+  for (const char* d : {"c1", "c2", "c4"})
+    EXPECT_TRUE(fs::exists(out / "s" / d / "summary.json")) << d;
   auto index = nlohmann::json::parse(slurp(out / "s" / "index.json"));
   ASSERT_EQ(index["runs"].size(), 3u);
   EXPECT_EQ(index["runs"][2]["provider"], "sim:instant");
 
-  r = run_servebench("sweep --sim instant --api tgi --rate-search 5:80 --rate-search-steps 2 -n 10 "
-                     "--output-length 4 --goodput e2e:2000 -q -o " + (out / "r").string());
+  r = run_servebench(
+      "sweep --sim instant --api tgi --rate-search 5:80 --rate-search-steps 2 -n 10 "
+      "--output-length 4 --goodput e2e:2000 -q -o " +
+      (out / "r").string());
   ASSERT_EQ(r.code, 0) << r.out;
   index = nlohmann::json::parse(slurp(out / "r" / "index.json"));
   ASSERT_EQ(index["searches"].size(), 1u);

@@ -13,7 +13,8 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(Launcher, CommandThatExitsBeforeReadyIsAClearError) {
-  Launcher l(LaunchSpec{.command = "echo boom; exit 7", .ready_url = "http://127.0.0.1:1/health",
+  Launcher l(LaunchSpec{.command = "echo boom; exit 7",
+                        .ready_url = "http://127.0.0.1:1/health",
                         .ready_timeout_s = 10},
              "/tmp/sb_launcher_test_fail.log");
   try {
@@ -21,7 +22,9 @@ TEST(Launcher, CommandThatExitsBeforeReadyIsAClearError) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::unreachable);
-    EXPECT_THAT(e.what(), HasSubstr("the command exited with status 7 before http://127.0.0.1:1/health was ready"));
+    EXPECT_THAT(
+        e.what(),
+        HasSubstr("the command exited with status 7 before http://127.0.0.1:1/health was ready"));
     EXPECT_THAT(e.what(), HasSubstr("/tmp/sb_launcher_test_fail.log"));
   }
   EXPECT_FALSE(l.running());
@@ -29,15 +32,18 @@ TEST(Launcher, CommandThatExitsBeforeReadyIsAClearError) {
 
 TEST(Launcher, NeverReadyTimesOutAndStopsTheServer) {
   const auto t0 = std::chrono::steady_clock::now();
-  Launcher l(LaunchSpec{.command = "sleep 30", .ready_url = "http://127.0.0.1:1/health",
-                        .ready_timeout_s = 0.5, .stop_grace_s = 1},
+  Launcher l(LaunchSpec{.command = "sleep 30",
+                        .ready_url = "http://127.0.0.1:1/health",
+                        .ready_timeout_s = 0.5,
+                        .stop_grace_s = 1},
              "/tmp/sb_launcher_test_slow.log");
   try {
     l.start();
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::unreachable);
-    EXPECT_THAT(e.what(), HasSubstr("did not answer 2xx within ready_timeout 0.5s (last: no answer)"));
+    EXPECT_THAT(e.what(),
+                HasSubstr("did not answer 2xx within ready_timeout 0.5s (last: no answer)"));
   }
   EXPECT_FALSE(l.running());
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));  // SIGTERM ended it

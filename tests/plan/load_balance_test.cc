@@ -19,10 +19,11 @@ std::unique_ptr<sim::Server> start_sim(double time_scale) {
 }
 
 engine::EngineConfig config_for(const std::vector<std::unique_ptr<sim::Server>>& sims,
-                                 engine::LoadBalancer lb) {
+                                engine::LoadBalancer lb) {
   engine::EngineConfig c;
   c.client.url = net::parse_url(sims[0]->url());
-  for (size_t i = 1; i < sims.size(); ++i) c.extra_endpoints.push_back(net::parse_url(sims[i]->url()));
+  for (size_t i = 1; i < sims.size(); ++i)
+    c.extra_endpoints.push_back(net::parse_url(sims[i]->url()));
   c.load_balancer = lb;
   c.adapter.api = protocol::Api::tgi;
   c.workers = 2;
@@ -114,7 +115,8 @@ TEST(LoadBalance, PickerPolicies) {
   EXPECT_EQ(li.in_flight(b), 1);
   engine::EndpointPicker one(1, engine::LoadBalancer::random, 7);
   for (int i = 0; i < 5; ++i) EXPECT_EQ(one.acquire(), 0u);
-  EXPECT_EQ(engine::load_balancer_from_string("least-inflight"), engine::LoadBalancer::least_inflight);
+  EXPECT_EQ(engine::load_balancer_from_string("least-inflight"),
+            engine::LoadBalancer::least_inflight);
   EXPECT_FALSE(engine::load_balancer_from_string("fastest"));
 }
 

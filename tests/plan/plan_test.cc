@@ -35,7 +35,7 @@ stages:
   - {name: ramp, kind: ramp, from: 8, to: 64, steps: 4, step_duration: 30s}
   - {name: destructive, kind: soak, concurrency: 128, duration: 1h}
 )",
-                              "plan.yaml");
+                            "plan.yaml");
   EXPECT_EQ(p.name, "study");
   EXPECT_EQ(p.scenarios, (std::vector<std::string>{"chat", "long"}));
   EXPECT_EQ(p.defaults.api, "tgi");
@@ -91,14 +91,16 @@ TEST(Plan, EachBrokenFieldHasItsOwnMessage) {
        "stages[0] (ramp).to: missing or not above from"},
       {h + "stages:\n  - {kind: baseline}\n  - {kind: baseline}\n",
        "stages[1].name: 'baseline' is used twice"},
-      {h + "stages:\n  - {kind: sweep, request_rate: [1, 2], until_saturation: true, num_requests: 5}\n",
+      {h + "stages:\n  - {kind: sweep, request_rate: [1, 2], until_saturation: true, num_requests: "
+           "5}\n",
        "until_saturation: raises concurrency; for rates use rate_search"},
       {h + "stages:\n  - {kind: sweep, rate_search: {low: 4, high: 2}, num_requests: 5}\n",
        "stages[0] (sweep).rate_search.high: missing or not above low"},
       {h + "stages:\n  - {kind: soak, concurrency: 8, duration: 1h, until_saturation: true}\n",
        "saturation searches belong to kind: sweep"},
       {h + "providers: x\n", "YAML syntax error"},
-      {"providers: nowhere.yaml\nstages:\n  - {kind: baseline}\n", "plan.yaml:1:12: providers: 'nowhere.yaml': no such file"},
+      {"providers: nowhere.yaml\nstages:\n  - {kind: baseline}\n",
+       "plan.yaml:1:12: providers: 'nowhere.yaml': no such file"},
       {"providers:\n  - {id: a}\nstages:\n  - {kind: baseline}\n",
        "plan.yaml:2:5: providers[0] (a).base_url: missing"},
   };

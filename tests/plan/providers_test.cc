@@ -84,11 +84,13 @@ TEST(Providers, EachBrokenFieldHasItsOwnMessageWithFileLineAndColumn) {
   };
   const Case cases[] = {
       {"providers:\n  - id: a\n    model_name: m\n",
-       "providers.yaml:2:5: providers[0] (a).base_url: missing: give base_url: http://host:8000/v1"},
+       "providers.yaml:2:5: providers[0] (a).base_url: missing: give base_url: "
+       "http://host:8000/v1"},
       {"providers:\n  - id: a\n    base_url: ftp://x\n",
        "providers.yaml:3:15: providers[0] (a).base_url: 'ftp://x' is not an http(s) URL"},
       {"providers:\n  - id: a\n    base_url: http://x\n    load_balancer: fastest\n",
-       "providers.yaml:4:20: providers[0] (a).load_balancer: 'fastest': expected rr, least-inflight or random"},
+       "providers.yaml:4:20: providers[0] (a).load_balancer: 'fastest': expected rr, "
+       "least-inflight or random"},
       {"providers:\n  - id: a\n    base_url: http://x\n    bogus: 1\n",
        "providers.yaml:4:5: providers[0].bogus: unknown field"},
       {"providers:\n  - id: a\n    sim: h100\n",
@@ -97,14 +99,15 @@ TEST(Providers, EachBrokenFieldHasItsOwnMessageWithFileLineAndColumn) {
        "providers.yaml:4:10: providers[0] (a).api: 'grpc': expected tgi, openai or openai-chat"},
       {"providers:\n  - id: a\n    base_url: http://x\n    launch: {command: run}\n",
        "providers.yaml:4:13: providers[0] (a).launch.ready_url: missing"},
-      {"providers:\n  - id: a\n    base_url: http://x\n    launch: {ready_url: 'http://x/health'}\n",
+      {"providers:\n  - id: a\n    base_url: http://x\n    launch: {ready_url: "
+       "'http://x/health'}\n",
        "providers.yaml:4:13: providers[0] (a).launch.command: missing"},
-      {"providers:\n  - id: a\n    base_url: http://x\n    launch: {command: c, ready_url: 'http://x/h', ready_timeout: soon}\n",
+      {"providers:\n  - id: a\n    base_url: http://x\n    launch: {command: c, ready_url: "
+       "'http://x/h', ready_timeout: soon}\n",
        "providers[0] (a).launch.ready_timeout: 'soon' is not a duration"},
       {"providers:\n  - id: a\n    base_url: http://x\n  - id: a\n    base_url: http://y\n",
        "providers.yaml:4:5: providers[1].id: 'a' is used twice"},
-      {"providers:\n  - base_url: http://x\n",
-       "providers.yaml:2:5: providers[0]: has no id"},
+      {"providers:\n  - base_url: http://x\n", "providers.yaml:2:5: providers[0]: has no id"},
       {"providers:\n  - id: a\n    sim: tgi\n    base_url: http://x\n",
        "providers[0] (a).sim: give either sim: or base_url/endpoints, not both"},
       {"providers:\n  - id: a\n    base_url: http://x\n    endpoints: [http://y, 'nope']\n",
@@ -137,7 +140,8 @@ TEST(Providers, FileErrorsNameTheFile) {
 }
 
 TEST(Providers, ApiKeyEnvMustBeSet) {
-  const auto ps = parse("providers:\n  - id: a\n    base_url: http://x\n    api_key_env: SB_TEST_UNSET_KEY\n");
+  const auto ps =
+      parse("providers:\n  - id: a\n    base_url: http://x\n    api_key_env: SB_TEST_UNSET_KEY\n");
   ::unsetenv("SB_TEST_UNSET_KEY");
   engine::EngineConfig e;
   try {

@@ -22,7 +22,8 @@ namespace {
 double predicted_knee(const sim::SimConfig& c, int64_t prompt_tokens, int64_t output_tokens) {
   const sim::CostModel m(c);
   double knee = c.max_batch_size;
-  knee = std::min(knee, static_cast<double>(m.kv_capacity_tokens() / (prompt_tokens + output_tokens)));
+  knee =
+      std::min(knee, static_cast<double>(m.kv_capacity_tokens() / (prompt_tokens + output_tokens)));
   int64_t b = 1;
   while (b < 100000 && m.decode_step(b + 1, 0) <= m.decode_step(1, 0)) ++b;
   return std::min(knee, static_cast<double>(b));
@@ -66,8 +67,8 @@ TEST(SaturationSim, FindsTheKneeOfTheTgiPresetWithinOneStep) {
   const SearchRow& s = index.searches()[0];
   std::string levels;
   for (const auto& r : index.runs())
-    levels += fmt::format(" c{:g}: {:.1f} req/s p50 e2e {:.0f} ms;", r.load_level, r.headline.qps.value_or(0),
-                          r.headline.e2e_p50_ms.value_or(0));
+    levels += fmt::format(" c{:g}: {:.1f} req/s p50 e2e {:.0f} ms;", r.load_level,
+                          r.headline.qps.value_or(0), r.headline.e2e_p50_ms.value_or(0));
   SCOPED_TRACE("predicted knee " + std::to_string(expected) + ", measured" + levels);
   EXPECT_EQ(s.stop_reason, "saturated");
   ASSERT_TRUE(s.knee);

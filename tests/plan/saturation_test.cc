@@ -89,7 +89,8 @@ TEST(Saturation, StopsOnErrorsOnFailureAndOnInterrupt) {
   EXPECT_EQ(r.stop_reason, "failed");
   EXPECT_EQ(*r.max_stable, 1);
 
-  r = search_saturation(1, SaturationOptions{}, [](double) { return std::optional<LevelMeasure>(); });
+  r = search_saturation(1, SaturationOptions{},
+                        [](double) { return std::optional<LevelMeasure>(); });
   EXPECT_EQ(r.stop_reason, "interrupted");
   EXPECT_TRUE(r.points.empty());
   EXPECT_FALSE(r.max_stable);
