@@ -124,7 +124,8 @@ BpeTokenizer::BpeTokenizer(const json& root) {
                                ? model["type"].get<std::string>()
                                : std::string("BPE");
   if (type != "BPE")
-    bad(fmt::format("model.type '{}' is not supported: expected a byte-level BPE (GPT-2, "
+    bad(
+        fmt::format("model.type '{}' is not supported: expected a byte-level BPE (GPT-2, "
                     "Llama-3, Qwen style); for a SentencePiece model pass its tokenizer.model",
                     type));
   if (!model.contains("vocab") || !model["vocab"].is_object() || model["vocab"].empty())

@@ -13,7 +13,8 @@ class SentencePieceTokenizer final : public Tokenizer {
  public:
   explicit SentencePieceTokenizer(std::string_view bytes) {
     const auto status = sp_.LoadFromSerializedProto(bytes);
-    if (!status.ok()) throw usage_error(fmt::format("not a SentencePiece model: {}", status.ToString()));
+    if (!status.ok())
+      throw usage_error(fmt::format("not a SentencePiece model: {}", status.ToString()));
     if (sp_.GetPieceSize() <= 0) throw usage_error("not a SentencePiece model: no pieces");
   }
   std::vector<int> encode(std::string_view text) const override {

@@ -27,10 +27,10 @@ std::unique_ptr<Tokenizer> load_tokenizer_from_bytes(std::string_view bytes,
   try {
     return load_sentencepiece(bytes);
   } catch (const Error& e) {
-    throw usage_error(fmt::format(
-        "--tokenizer '{}': neither a SentencePiece tokenizer.model nor a Hugging Face "
-        "tokenizer.json ({})",
-        name, e.what()));
+    throw usage_error(
+        fmt::format("--tokenizer '{}': neither a SentencePiece tokenizer.model nor a Hugging Face "
+                    "tokenizer.json ({})",
+                    name, e.what()));
   }
 }
 
@@ -42,8 +42,8 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::string& path) {
         path));
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw usage_error(fmt::format("--tokenizer '{}': cannot read the file ({})", path,
-                                  std::strerror(errno)));
+    throw usage_error(
+        fmt::format("--tokenizer '{}': cannot read the file ({})", path, std::strerror(errno)));
   std::ostringstream content;
   content << in.rdbuf();
   const std::string bytes = std::move(content).str();

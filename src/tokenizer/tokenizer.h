@@ -39,7 +39,6 @@ class Tokenizer {
 std::unique_ptr<Tokenizer> load_tokenizer(const std::string& path);
 
 // The same from bytes already read; `name` is used in messages only.
-std::unique_ptr<Tokenizer> load_tokenizer_from_bytes(std::string_view bytes,
-                                                     std::string_view name);
+std::unique_ptr<Tokenizer> load_tokenizer_from_bytes(std::string_view bytes, std::string_view name);
 
 }  // namespace sb::tokenizer

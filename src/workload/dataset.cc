@@ -80,9 +80,9 @@ std::optional<std::string> expand_conversation(const json& turns, std::vector<Da
     if (t.is_object() && t.contains("from") && t["from"].is_string() && t.contains("value") &&
         t["value"].is_string()) {
       const std::string from = t["from"];
-      role = from == "human" || from == "user"   ? "user"
-             : from == "system"                  ? "system"
-                                                 : "assistant";  // gpt, chatgpt, bard, bing, ...
+      role = from == "human" || from == "user" ? "user"
+             : from == "system"                ? "system"
+                                               : "assistant";  // gpt, chatgpt, bard, bing, ...
       text = t["value"];
     } else if (t.is_object() && t.contains("role") && t["role"].is_string() &&
                t.contains("content") && t["content"].is_string()) {

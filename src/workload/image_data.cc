@@ -55,7 +55,8 @@ std::string image_data_url(const std::string& path) {
   const auto mime = image_mime_type(path);
   if (!mime)
     throw usage_error(fmt::format(
-        "image '{}': not a supported image type (expected .png, .jpg, .jpeg, .gif or .webp)", path));
+        "image '{}': not a supported image type (expected .png, .jpg, .jpeg, .gif or .webp)",
+        path));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw usage_error(fmt::format("image '{}': cannot read the file", path));
   std::ostringstream bytes;

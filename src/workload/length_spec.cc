@@ -39,8 +39,8 @@ double parse_number(std::string_view v, std::string_view flag, std::string_view 
 int64_t parse_length(std::string_view v, std::string_view flag, std::string_view text) {
   const double d = parse_number(v, flag, text);
   if (d != std::floor(d) || d < 1 || d > static_cast<double>(kMaxLength))
-    fail(flag, text, fmt::format("length '{}' must be a whole number from 1 to {}", trim(v),
-                                 kMaxLength));
+    fail(flag, text,
+         fmt::format("length '{}' must be a whole number from 1 to {}", trim(v), kMaxLength));
   return static_cast<int64_t>(d);
 }
 
@@ -168,9 +168,10 @@ LengthSpec parse_length_spec(std::string_view text, std::string_view flag) {
       fail(flag, text, "mean must be from 1 to 10000000");
     if (spec.sd < 0) fail(flag, text, "sd must not be negative");
     spec.min = take("min") ? parse_length(*take("min"), flag, text) : 1;
-    spec.max = take("max") ? parse_length(*take("max"), flag, text)
-                           : std::clamp<int64_t>(static_cast<int64_t>(std::ceil(spec.mean + 6 * spec.sd)),
-                                                 spec.min, kMaxLength);
+    spec.max = take("max")
+                   ? parse_length(*take("max"), flag, text)
+                   : std::clamp<int64_t>(static_cast<int64_t>(std::ceil(spec.mean + 6 * spec.sd)),
+                                         spec.min, kMaxLength);
     if (spec.min > spec.max) fail(flag, text, "min is above max");
   } else if (kind == "empirical" || kind == "list") {
     if (!keyed.empty() || bare.empty()) fail(flag, text, "empirical takes a list of lengths");

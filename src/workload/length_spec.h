@@ -25,9 +25,9 @@ struct LengthSpec {
   enum class Kind { fixed, uniform, normal, empirical };
   Kind kind = Kind::fixed;
   LengthUnit unit = LengthUnit::tokens;
-  int64_t min = 1, max = 1;       // fixed: min == max == N; uniform and normal: the bounds
-  double mean = 0, sd = 0;        // normal
-  std::vector<int64_t> values;    // empirical
+  int64_t min = 1, max = 1;     // fixed: min == max == N; uniform and normal: the bounds
+  double mean = 0, sd = 0;      // normal
+  std::vector<int64_t> values;  // empirical
 
   static LengthSpec fixed_tokens(int64_t n);
   // A length drawn from the distribution; always within [1, 10,000,000].

@@ -71,8 +71,8 @@ std::string read_whole_file(const std::string& path, std::string_view flag) {
     throw usage_error(fmt::format("{} '{}': a directory, not a file", flag, path));
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw usage_error(fmt::format("{} '{}': cannot read the file ({})", flag, path,
-                                  std::strerror(errno)));
+    throw usage_error(
+        fmt::format("{} '{}': cannot read the file ({})", flag, path, std::strerror(errno)));
   std::ostringstream content;
   content << in.rdbuf();
   return std::move(content).str();
@@ -81,12 +81,11 @@ std::string read_whole_file(const std::string& path, std::string_view flag) {
 int64_t parse_positive(std::string_view v, std::string_view text) {
   int64_t n = 0;
   const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (v.empty() || ec != std::errc() || end != v.data() + v.size() || n < 1 ||
-      n > kMaxInputTokens)
-    throw usage_error(fmt::format(
-        "--shared-prefix '{}': '{}' is not a whole number from 1 to {}; expected "
-        "prefixes=N,suffixes=M[,prefix=T][,suffix=T][,unit=chars]",
-        text, v, kMaxInputTokens));
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size() || n < 1 || n > kMaxInputTokens)
+    throw usage_error(
+        fmt::format("--shared-prefix '{}': '{}' is not a whole number from 1 to {}; expected "
+                    "prefixes=N,suffixes=M[,prefix=T][,suffix=T][,unit=chars]",
+                    text, v, kMaxInputTokens));
   return n;
 }
 
@@ -116,17 +115,17 @@ SharedPrefixSpec parse_shared_prefix(std::string_view text) {
     } else if (key == "unit" && (value == "tokens" || value == "chars")) {
       s.unit = value == "chars" ? LengthUnit::chars : LengthUnit::tokens;
     } else {
-      throw usage_error(fmt::format(
-          "--shared-prefix '{}': unknown item '{}'; expected "
-          "prefixes=N,suffixes=M[,prefix=T][,suffix=T][,unit=chars]",
-          text, item));
+      throw usage_error(
+          fmt::format("--shared-prefix '{}': unknown item '{}'; expected "
+                      "prefixes=N,suffixes=M[,prefix=T][,suffix=T][,unit=chars]",
+                      text, item));
     }
   }
   if (!have_prefixes || !have_suffixes)
-    throw usage_error(fmt::format(
-        "--shared-prefix '{}': needs prefixes=N and suffixes=M, e.g. "
-        "prefixes=4,suffixes=16,prefix=512,suffix=32",
-        text));
+    throw usage_error(
+        fmt::format("--shared-prefix '{}': needs prefixes=N and suffixes=M, e.g. "
+                    "prefixes=4,suffixes=16,prefix=512,suffix=32",
+                    text));
   return s;
 }
 
@@ -136,8 +135,8 @@ PromptSource::PromptSource(const WorkloadConfig& config,
                            std::shared_ptr<const tokenizer::Tokenizer> tok)
     : config_(config), tokenizer_(std::move(tok)) {
   const auto& c = config_;
-  const int sources = !c.prompt_file.empty() + !c.dataset.empty() + !c.shared_prefix.empty() +
-                      !c.scenario.empty();
+  const int sources =
+      !c.prompt_file.empty() + !c.dataset.empty() + !c.shared_prefix.empty() + !c.scenario.empty();
   if (sources > 1)
     throw usage_error(
         "--scenario, --dataset, --shared-prefix and --prompt-file exclude each other; give one "
@@ -146,16 +145,16 @@ PromptSource::PromptSource(const WorkloadConfig& config,
 
   const auto format = dataset_format_from_string(c.dataset_format);
   if (!format)
-    throw usage_error(fmt::format(
-        "--dataset-format '{}': expected auto, synthetic, jsonl, sharegpt or images",
-        c.dataset_format));
+    throw usage_error(
+        fmt::format("--dataset-format '{}': expected auto, synthetic, jsonl, sharegpt or images",
+                    c.dataset_format));
   if (*format == DatasetFormat::synthetic && !c.dataset.empty())
-    throw usage_error("--dataset-format synthetic takes no --dataset file; leave out --dataset "
-                      "(shape synthetic prompts with --input-dist)");
+    throw usage_error(
+        "--dataset-format synthetic takes no --dataset file; leave out --dataset "
+        "(shape synthetic prompts with --input-dist)");
   if (*format != DatasetFormat::auto_detect && *format != DatasetFormat::synthetic &&
       c.dataset.empty())
-    throw usage_error(
-        fmt::format("--dataset-format {} needs --dataset PATH", c.dataset_format));
+    throw usage_error(fmt::format("--dataset-format {} needs --dataset PATH", c.dataset_format));
 
   // Lengths: the scenario's classes, or one default class; --input-dist / --output-dist
   // override them.
@@ -179,9 +178,10 @@ PromptSource::PromptSource(const WorkloadConfig& config,
   if (!c.output_dist.empty()) {
     const LengthSpec out = parse_length_spec(c.output_dist, "--output-dist");
     if (out.unit == LengthUnit::chars)
-      throw usage_error(fmt::format("--output-dist '{}': output lengths are in tokens "
-                                    "(max_tokens); drop unit=chars",
-                                    c.output_dist));
+      throw usage_error(
+          fmt::format("--output-dist '{}': output lengths are in tokens "
+                      "(max_tokens); drop unit=chars",
+                      c.output_dist));
     for (auto& k : classes_) k.output = out;
   }
   scenario_.classes = classes_;
@@ -201,8 +201,7 @@ std::string PromptSource::text_of_length(uint64_t stream, uint64_t index, std::s
     return synthetic_text(config_.seed, stream, index, std::move(head),
                           static_cast<size_t>(length));
   if (tokenizer_)
-    return synthetic_text_tokens(*tokenizer_, config_.seed, stream, index, std::move(head),
-                                 length);
+    return synthetic_text_tokens(*tokenizer_, config_.seed, stream, index, std::move(head), length);
   return synthetic_text(config_.seed, stream, index, std::move(head),
                         static_cast<size_t>(length * kCharsPerToken));
 }
@@ -242,9 +241,8 @@ void PromptSource::load_dataset() {
             "--dataset '{}': {}; expected JSONL (one JSON object a line) or ShareGPT JSON (an "
             "array), or give --dataset-format",
             path,
-            text.find_first_not_of(" \t\r\n") == std::string::npos
-                ? "the file is empty"
-                : "cannot tell its format"));
+            text.find_first_not_of(" \t\r\n") == std::string::npos ? "the file is empty"
+                                                                   : "cannot tell its format"));
       format = *detected;
     }
     parsed = format == DatasetFormat::sharegpt ? parse_sharegpt(text) : parse_jsonl(text);
@@ -252,9 +250,10 @@ void PromptSource::load_dataset() {
 
   const char* unit = format == DatasetFormat::sharegpt ? "entry" : "line";
   if (parsed.first_bad && config_.strict)
-    throw usage_error(fmt::format("--dataset '{}' {} {}: {} (--strict; without it malformed "
-                                  "records are skipped and counted)",
-                                  path, unit, parsed.first_bad->line, parsed.first_bad->message));
+    throw usage_error(
+        fmt::format("--dataset '{}' {} {}: {} (--strict; without it malformed "
+                    "records are skipped and counted)",
+                    path, unit, parsed.first_bad->line, parsed.first_bad->message));
   if (parsed.entries.empty())
     throw usage_error(fmt::format(
         "--dataset '{}' holds no usable record{}", path,
@@ -262,10 +261,11 @@ void PromptSource::load_dataset() {
                                        parsed.first_bad->line, parsed.first_bad->message)
                          : std::string(": the file is empty")));
   if (parsed.first_bad)
-    warning_ = fmt::format("--dataset '{}': skipped {} malformed record{} of {}; the first is {} "
-                           "{}: {} (--strict makes this an error)",
-                           path, parsed.bad, parsed.bad == 1 ? "" : "s", parsed.records, unit,
-                           parsed.first_bad->line, parsed.first_bad->message);
+    warning_ = fmt::format(
+        "--dataset '{}': skipped {} malformed record{} of {}; the first is {} "
+        "{}: {} (--strict makes this an error)",
+        path, parsed.bad, parsed.bad == 1 ? "" : "s", parsed.records, unit, parsed.first_bad->line,
+        parsed.first_bad->message);
 
   dataset_.reserve(parsed.entries.size());
   for (DatasetEntry& e : parsed.entries) {
@@ -306,7 +306,8 @@ WorkItem PromptSource::item(uint64_t index) const {
   } else if (shared_prefix_) {
     const auto& s = *shared_prefix_;
     const uint64_t p = index % static_cast<uint64_t>(s.prefixes);
-    const uint64_t q = (index / static_cast<uint64_t>(s.prefixes)) % static_cast<uint64_t>(s.suffixes);
+    const uint64_t q =
+        (index / static_cast<uint64_t>(s.prefixes)) % static_cast<uint64_t>(s.suffixes);
     item.prompt = text_of_length(kPrefixStream, p, fmt::format("Shared context {}: ", p),
                                  s.prefix_length, s.unit) +
                   "\n" +
@@ -314,8 +315,7 @@ WorkItem PromptSource::item(uint64_t index) const {
                                  fmt::format("Question {}: ", q), s.suffix_length, s.unit);
   } else {
     const int64_t in = cls.input.sample(lengths);
-    item.prompt =
-        text_of_length(0, index, fmt::format("Request {}: ", index), in, cls.input.unit);
+    item.prompt = text_of_length(0, index, fmt::format("Request {}: ", index), in, cls.input.unit);
     item.request_class = cls.name;
   }
   item.input_tokens = count_tokens(item.prompt);

@@ -30,12 +30,12 @@ struct WorkloadConfig {
   int64_t output_tokens = 128;  // max_tokens of every item
   std::string prompt_file;      // one prompt per line; empty: synthetic prompts
   uint64_t seed = 0;
-  std::string scenario;  // named preset: chat | long | mixed[:CHAT/LONG]; empty = none
-  std::string input_dist;    // length spec (length_spec.h); overrides input_tokens / presets
-  std::string output_dist;   // output length spec, tokens; overrides output_tokens / presets
-  std::string dataset;       // dataset file (images: a folder); empty = synthetic
+  std::string scenario;     // named preset: chat | long | mixed[:CHAT/LONG]; empty = none
+  std::string input_dist;   // length spec (length_spec.h); overrides input_tokens / presets
+  std::string output_dist;  // output length spec, tokens; overrides output_tokens / presets
+  std::string dataset;      // dataset file (images: a folder); empty = synthetic
   std::string dataset_format = "auto";  // auto | synthetic | jsonl | sharegpt | images
-  bool strict = false;       // a malformed dataset record is an error rather than skipped
+  bool strict = false;        // a malformed dataset record is an error rather than skipped
   std::string shared_prefix;  // "prefixes=N,suffixes=M[,prefix=T][,suffix=T][,unit=chars]"
   std::string tokenizer;      // tokenizer.model or tokenizer.json; empty = estimates
 };
@@ -79,8 +79,8 @@ class PromptSource {
 
  private:
   int64_t count_tokens(const std::string& text) const;
-  std::string text_of_length(uint64_t stream, uint64_t index, std::string head,
-                             int64_t length, LengthUnit unit) const;
+  std::string text_of_length(uint64_t stream, uint64_t index, std::string head, int64_t length,
+                             LengthUnit unit) const;
   void load_dataset();
 
   WorkloadConfig config_;
@@ -88,8 +88,8 @@ class PromptSource {
   std::vector<std::string> file_prompts_;
   std::vector<RequestClass> classes_;  // synthetic: the scenario's classes, or one "default"
   Scenario scenario_;
-  std::vector<WorkItem> dataset_;       // max_tokens 0: drawn from the output length
-  std::vector<uint32_t> order_;         // dataset order
+  std::vector<WorkItem> dataset_;  // max_tokens 0: drawn from the output length
+  std::vector<uint32_t> order_;    // dataset order
   std::optional<SharedPrefixSpec> shared_prefix_;
   std::string warning_;
 };

@@ -22,8 +22,8 @@ using nlohmann::json;
 using sb::testing::CmdResult;
 
 fs::path temp_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() /
-               ("servebench-wl-" + name + "-" + std::to_string(getpid()));
+  fs::path d =
+      fs::temp_directory_path() / ("servebench-wl-" + name + "-" + std::to_string(getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -66,7 +66,8 @@ TEST(WorkloadCli, MixedScenarioReportsEveryClass) {
   for (const char* name : {"chat", "long"}) {
     SCOPED_TRACE(name);
     const json& c = classes.at(name);
-    for (const char* k : {"requests", "metrics", "throughput", "errors"}) EXPECT_TRUE(c.contains(k));
+    for (const char* k : {"requests", "metrics", "throughput", "errors"})
+      EXPECT_TRUE(c.contains(k));
     EXPECT_GT(c["metrics"]["ttft_ms"]["count"].get<int>(), 0);
     EXPECT_GT(c["throughput"]["requests_per_s"].get<double>(), 0);
     EXPECT_TRUE(c["errors"].is_object());
@@ -119,8 +120,8 @@ TEST(WorkloadCli, BadInputIsAClearMessageAndExitCode2) {
   struct Case {
     std::string args, message;
   };
-  const std::string model_of_wrong_kind = write(dir / "tokenizer.json",
-      R"({"model": {"type": "WordPiece", "vocab": {"[UNK]": 0}}})");
+  const std::string model_of_wrong_kind =
+      write(dir / "tokenizer.json", R"({"model": {"type": "WordPiece", "vocab": {"[UNK]": 0}}})");
   const std::vector<Case> cases = {
       {"--scenario chatty", "--scenario 'chatty': unknown scenario; expected chat, long or mixed"},
       {"--dataset " + write(dir / "empty.jsonl", ""), "the file is empty"},
@@ -163,9 +164,10 @@ TEST(WorkloadCli, TokenizerCountsOutputsExactlyAndReportsTheUsageDiscrepancy) {
 
 TEST(WorkloadCli, SharedPrefixAndInputDistributionRun) {
   const auto dir = temp_dir("prefix");
-  CmdResult r = prof("--shared-prefix prefixes=2,suffixes=3,prefix=64,suffix=8 -n 12 "
-                     "--output-length 4",
-                     dir / "prefix");
+  CmdResult r = prof(
+      "--shared-prefix prefixes=2,suffixes=3,prefix=64,suffix=8 -n 12 "
+      "--output-length 4",
+      dir / "prefix");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(summary(dir / "prefix")["metrics"]["input_tokens"]["max"], 72 + 1);  // + "\n"
   r = prof("--input-dist uniform:min=10,max=20 --output-length 4 -n 30", dir / "dist");

@@ -18,8 +18,8 @@
 namespace sb::testing {
 
 inline std::filesystem::path tokenizer_temp_dir() {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("servebench-tok-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("servebench-tok-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return dir;
 }
@@ -27,14 +27,16 @@ inline std::filesystem::path tokenizer_temp_dir() {
 inline std::string training_text() {
   // Sentences over the words of the synthetic prompt generator, so the model covers them.
   static const char* kWords[] = {
-      "the", "your", "every", "this", "that", "each", "one", "our", "their", "some",
-      "another", "my", "quiet", "bright", "careful", "ancient", "small", "large", "curious",
-      "busy", "gentle", "distant", "early", "late", "simple", "strange", "patient", "heavy",
-      "river", "teacher", "garden", "engine", "village", "letter", "window", "market",
-      "student", "mountain", "library", "kitchen", "doctor", "bridge", "farmer", "journey",
-      "found", "carried", "watched", "built", "described", "opened", "followed", "repaired",
-      "slowly", "quickly", "near", "behind", "across", "Request", "Shared", "context",
-      "Question", "hello", "world", "servebench"};
+      "the",       "your",     "every",    "this",    "that",     "each",    "one",
+      "our",       "their",    "some",     "another", "my",       "quiet",   "bright",
+      "careful",   "ancient",  "small",    "large",   "curious",  "busy",    "gentle",
+      "distant",   "early",    "late",     "simple",  "strange",  "patient", "heavy",
+      "river",     "teacher",  "garden",   "engine",  "village",  "letter",  "window",
+      "market",    "student",  "mountain", "library", "kitchen",  "doctor",  "bridge",
+      "farmer",    "journey",  "found",    "carried", "watched",  "built",   "described",
+      "opened",    "followed", "repaired", "slowly",  "quickly",  "near",    "behind",
+      "across",    "Request",  "Shared",   "context", "Question", "hello",   "world",
+      "servebench"};
   constexpr size_t n = sizeof kWords / sizeof kWords[0];
   std::string text;
   uint64_t x = 12345;
@@ -63,7 +65,8 @@ inline std::string sentencepiece_model_path() {
         "--input=" + corpus.string() + " --model_prefix=" + prefix +
         " --vocab_size=400 --model_type=bpe --character_coverage=1.0"
         " --user_defined_symbols=servebench --minloglevel=2 --num_threads=1");
-    if (!status.ok()) throw std::runtime_error("SentencePiece training failed: " + status.ToString());
+    if (!status.ok())
+      throw std::runtime_error("SentencePiece training failed: " + status.ToString());
     path = prefix + ".model";
   });
   return path;

@@ -42,9 +42,9 @@ std::string bpe_error(std::string_view json) {
 // --- byte-level alphabet -------------------------------------------------------------------
 
 TEST(ByteLevel, Gpt2Alphabet) {
-  EXPECT_EQ(to_byte_level(" "), "\xC4\xA0");    // U+0120 'Ġ'
-  EXPECT_EQ(to_byte_level("\n"), "\xC4\x8A");   // U+010A 'Ċ'
-  EXPECT_EQ(to_byte_level("a!~"), "a!~");       // printable ASCII maps to itself
+  EXPECT_EQ(to_byte_level(" "), "\xC4\xA0");                 // U+0120 'Ġ'
+  EXPECT_EQ(to_byte_level("\n"), "\xC4\x8A");                // U+010A 'Ċ'
+  EXPECT_EQ(to_byte_level("a!~"), "a!~");                    // printable ASCII maps to itself
   EXPECT_EQ(to_byte_level("\xC3\xA9"), "\xC3\x83\xC2\xA9");  // 'é' -> "Ã©"
   EXPECT_EQ(to_byte_level("\x97"), "\xC4\xB9");  // 0x97 is the 58th remapped byte: U+0139
   EXPECT_EQ(to_byte_level("\xAD"), "\xC5\x83");  // the last remapped byte: U+0143
@@ -189,8 +189,9 @@ TEST(Tokenizers, ConcurrentConstUse) {
 // --- loading files -------------------------------------------------------------------------
 
 TEST(LoadTokenizer, DetectsTheKindFromTheContent) {
-  EXPECT_EQ(load_tokenizer(testing::write_temp_file("tokenizer.json", testing::kHandBpeJson))->kind(),
-            "bpe");
+  EXPECT_EQ(
+      load_tokenizer(testing::write_temp_file("tokenizer.json", testing::kHandBpeJson))->kind(),
+      "bpe");
   EXPECT_EQ(load_tokenizer(testing::sentencepiece_model_path())->kind(), "sentencepiece");
 }
 

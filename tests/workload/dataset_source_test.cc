@@ -26,8 +26,8 @@ using nlohmann::json;
 
 fs::path temp_dir() {
   static int counter = 0;
-  const auto d = fs::temp_directory_path() / ("servebench-ds-" + std::to_string(::getpid()) + "-" +
-                                              std::to_string(counter++));
+  const auto d = fs::temp_directory_path() /
+                 ("servebench-ds-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
   fs::create_directories(d);
   return d;
 }
@@ -103,15 +103,17 @@ TEST(DatasetSource, ShareGptAutoDetectedAndOutputLengthDrawn) {
 
 TEST(DatasetSource, MalformedLinesSkippedWithAWarningOrAnErrorUnderStrict) {
   const auto dir = temp_dir();
-  const std::string path =
-      write(dir / "d.jsonl", "{\"prompt\": \"good\"}\n{\"text\": \"x\"}\nnope\n{\"prompt\": \"ok\"}\n");
+  const std::string path = write(
+      dir / "d.jsonl", "{\"prompt\": \"good\"}\n{\"text\": \"x\"}\nnope\n{\"prompt\": \"ok\"}\n");
   const PromptSource s({.dataset = path});
   EXPECT_EQ(s.dataset_size(), 2u);
-  EXPECT_NE(s.warning().find("skipped 2 malformed records of 4; the first is line 2: no \"prompt\""),
-            std::string::npos)
+  EXPECT_NE(
+      s.warning().find("skipped 2 malformed records of 4; the first is line 2: no \"prompt\""),
+      std::string::npos)
       << s.warning();
   const std::string msg = source_error({.dataset = path, .strict = true});
-  EXPECT_NE(msg.find("--dataset '" + path + "' line 2: no \"prompt\", \"messages\" or "
+  EXPECT_NE(msg.find("--dataset '" + path +
+                     "' line 2: no \"prompt\", \"messages\" or "
                      "\"conversations\" field (--strict"),
             std::string::npos)
       << msg;
@@ -200,11 +202,11 @@ TEST(SharedPrefix, NPrefixesTimesMSuffixes) {
     const WorkItem item = s.item(i);
     const auto nl = item.prompt.find('\n');
     ASSERT_NE(nl, std::string::npos);
-    EXPECT_EQ(nl, 400u);                          // 100 tokens of 4 characters
+    EXPECT_EQ(nl, 400u);                           // 100 tokens of 4 characters
     EXPECT_EQ(item.prompt.size(), 400u + 1 + 40);  // + suffix of 10 tokens
     EXPECT_TRUE(item.prompt.starts_with("Shared context " + std::to_string(i % 3) + ": "));
     EXPECT_EQ(item.prompt.substr(0, nl), s.item(i + 3).prompt.substr(0, nl));  // same prefix
-    EXPECT_EQ(item.prompt, s.item(i + 12).prompt);                              // the grid repeats
+    EXPECT_EQ(item.prompt, s.item(i + 12).prompt);                             // the grid repeats
     EXPECT_EQ(item.max_tokens, 7);
     prompts.insert(item.prompt);
     prefixes.insert(item.prompt.substr(0, nl));
@@ -246,8 +248,8 @@ TEST(TokenizerSource, SyntheticPromptsHaveExactTokenLengths) {
 
 TEST(TokenizerSource, LoadsTheConfiguredFileAndRefusesTheWrongKind) {
   const auto dir = temp_dir();
-  const PromptSource s({.input_tokens = 50,
-                        .tokenizer = write(dir / "tokenizer.json", testing::kHandBpeJson)});
+  const PromptSource s(
+      {.input_tokens = 50, .tokenizer = write(dir / "tokenizer.json", testing::kHandBpeJson)});
   ASSERT_NE(s.tokenizer(), nullptr);
   EXPECT_EQ(s.tokenizer()->kind(), "bpe");
   const std::string msg = source_error({.tokenizer = write(dir / "vocab.txt", "a\nb\nc\n")});

@@ -56,7 +56,8 @@ TEST(Jsonl, MultiTurnConversationCarriesTheHistoryInEachTurn) {
   EXPECT_EQ(second[1], (json{{"role", "assistant"}, {"content", "Blue."}}));
   EXPECT_EQ(second[2], (json{{"role", "user"}, {"content", "Another?"}}));
   EXPECT_EQ(p.entries[1].reference, "Red.");
-  EXPECT_EQ(p.entries[1].prompt, "User: Name a colour.\nAssistant: Blue.\nUser: Another?\nAssistant:");
+  EXPECT_EQ(p.entries[1].prompt,
+            "User: Name a colour.\nAssistant: Blue.\nUser: Another?\nAssistant:");
   EXPECT_EQ(json::parse(p.entries[2].messages_json).size(), 5u);
   EXPECT_EQ(p.entries[2].reference, "");
   for (const auto& e : p.entries) EXPECT_EQ(e.max_tokens, 5);
@@ -65,17 +66,17 @@ TEST(Jsonl, MultiTurnConversationCarriesTheHistoryInEachTurn) {
 TEST(Jsonl, MalformedLinesAreCountedWithTheFirstLineNumber) {
   const std::string text =
       "{\"prompt\": \"one\"}\n"
-      "\n"                                      // blank: not a record
-      "{\"text\": \"no prompt here\"}\n"        // line 3
-      "not json\n"                              // line 4
-      "{\"prompt\": \"\"}\r\n"                  // line 5
-      "{\"prompt\": \"two\", \"max_tokens\": 0}\n"  // line 6
-      "{\"prompt\": 5}\n"                       // line 7
-      "[1, 2]\n"                                // line 8
-      "{\"messages\": []}\n"                    // line 9
+      "\n"                                                                 // blank: not a record
+      "{\"text\": \"no prompt here\"}\n"                                   // line 3
+      "not json\n"                                                         // line 4
+      "{\"prompt\": \"\"}\r\n"                                             // line 5
+      "{\"prompt\": \"two\", \"max_tokens\": 0}\n"                         // line 6
+      "{\"prompt\": 5}\n"                                                  // line 7
+      "[1, 2]\n"                                                           // line 8
+      "{\"messages\": []}\n"                                               // line 9
       "{\"messages\": [{\"role\": \"assistant\", \"content\": \"x\"}]}\n"  // line 10
       "{\"prompt\": \"three\", \"reference\": 3}\n"                        // line 11
-      "{\"prompt\": \"four\"}";                 // no final newline
+      "{\"prompt\": \"four\"}";                                            // no final newline
   const auto p = parse_jsonl(text);
   ASSERT_EQ(p.entries.size(), 2u);
   EXPECT_EQ(p.entries[0].prompt, "one");

@@ -94,10 +94,8 @@ TEST(Scenario, MixedInterleavesAtTheRatioSeeded) {
 }
 
 TEST(Scenario, LengthFlagsOverrideThePreset) {
-  const PromptSource source({.seed = 2,
-                             .scenario = "mixed",
-                             .input_dist = "fixed:300,unit=chars",
-                             .output_dist = "16"});
+  const PromptSource source(
+      {.seed = 2, .scenario = "mixed", .input_dist = "fixed:300,unit=chars", .output_dist = "16"});
   for (uint64_t i = 0; i < 50; ++i) {
     const WorkItem item = source.item(i);
     EXPECT_EQ(item.prompt.size(), 300u);
