@@ -90,6 +90,7 @@ def tokens_for(req: common.Request):
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "servebench-pytorch-native/0.1"
+    disable_nagle_algorithm = True  # TCP_NODELAY: each token event leaves at once (asyncio does the same)
 
     def log_message(self, fmt, *args) -> None:  # quiet: the timing log records requests
         pass

@@ -45,7 +45,8 @@ int run_agree(const AgreeFlags& f) {
     throw usage_error(fmt::format("--format '{}': use text or json", f.format));
   const auto mode = quality::tokenize_from_string(f.tokenize);
   if (!mode)
-    throw usage_error(fmt::format("--quality-tokenize '{}': use auto, 13a, zh or char", f.tokenize));
+    throw usage_error(
+        fmt::format("--quality-tokenize '{}': use auto, 13a, zh or char", f.tokenize));
   std::vector<quality::AgreementGate> gates;
   for (const auto& g : f.gates) gates.push_back(quality::parse_agreement_gate(g));
 
@@ -67,9 +68,10 @@ int run_agree(const AgreeFlags& f) {
   const quality::Agreement agreement =
       quality::compute_agreement(outputs_a, outputs_b, *mode, f.top);
   if (agreement.pairs == 0)
-    throw Error(fmt::format("{} and {} have no request id that succeeded in both: nothing to "
-                            "compare",
-                            a.dir, b.dir));
+    throw Error(
+        fmt::format("{} and {} have no request id that succeeded in both: nothing to "
+                    "compare",
+                    a.dir, b.dir));
 
   std::string text;
   if (f.format == "json") {
@@ -88,7 +90,8 @@ int run_agree(const AgreeFlags& f) {
     report::write_file_atomically(f.output, text);
 
   const auto failed = quality::failed_gates(agreement, gates);
-  for (const auto& m : failed) fmt::print(stderr, "servebench: agreement below --fail-below: {}\n", m);
+  for (const auto& m : failed)
+    fmt::print(stderr, "servebench: agreement below --fail-below: {}\n", m);
   return failed.empty() ? 0 : kAgreementExitCode;
 }
 

@@ -46,29 +46,33 @@ void check_keys(const YamlContext& ctx, const YAML::Node& map, const std::string
 
 namespace {
 
-const YAML::Node* scalar_at(const YamlContext& ctx, const YAML::Node& map, const char* key,
-                            const std::string& field, YAML::Node& holder) {
-  holder = map[key];
-  if (!holder) return nullptr;
-  if (holder.IsNull()) yaml_fail(ctx, holder, field, "has no value");
-  if (!holder.IsScalar())
-    yaml_fail(ctx, holder, field, "expected a single value, not a list or mapping");
-  return &holder;
+// The scalar at map[key], or nullopt when absent. (YAML::Node assignment writes through to
+// the node assigned to, so the result is returned by value, never assigned.)
+std::optional<YAML::Node> scalar_at(const YamlContext& ctx, const YAML::Node& map, const char* key,
+                                    const std::string& field) {
+  const YAML::Node n = map[key];
+  if (!n) return std::nullopt;
+  if (n.IsNull()) yaml_fail(ctx, n, field, "has no value");
+  if (!n.IsScalar())
+    yaml_fail(ctx, n, field, "expected a single value, not a list or mapping");
+  return n;
 }
 
 }  // namespace
 
 std::optional<std::string> get_string(const YamlContext& ctx, const YAML::Node& map,
                                       const char* key, const std::string& field) {
-  YAML::Node n;
-  if (!scalar_at(ctx, map, key, field, n)) return std::nullopt;
+  const auto found = scalar_at(ctx, map, key, field);
+  if (!found) return std::nullopt;
+  const YAML::Node& n = *found;
   return n.Scalar();
 }
 
 std::optional<int64_t> get_int(const YamlContext& ctx, const YAML::Node& map, const char* key,
                                const std::string& field, int64_t min_value) {
-  YAML::Node n;
-  if (!scalar_at(ctx, map, key, field, n)) return std::nullopt;
+  const auto found = scalar_at(ctx, map, key, field);
+  if (!found) return std::nullopt;
+  const YAML::Node& n = *found;
   int64_t v = 0;
   try {
     v = parse_count(n.Scalar(), field.c_str());
@@ -82,8 +86,9 @@ std::optional<int64_t> get_int(const YamlContext& ctx, const YAML::Node& map, co
 
 std::optional<double> get_number(const YamlContext& ctx, const YAML::Node& map, const char* key,
                                  const std::string& field, double min_value) {
-  YAML::Node n;
-  if (!scalar_at(ctx, map, key, field, n)) return std::nullopt;
+  const auto found = scalar_at(ctx, map, key, field);
+  if (!found) return std::nullopt;
+  const YAML::Node& n = *found;
   double v = 0;
   try {
     size_t used = 0;
@@ -99,8 +104,9 @@ std::optional<double> get_number(const YamlContext& ctx, const YAML::Node& map, 
 
 std::optional<bool> get_bool(const YamlContext& ctx, const YAML::Node& map, const char* key,
                              const std::string& field) {
-  YAML::Node n;
-  if (!scalar_at(ctx, map, key, field, n)) return std::nullopt;
+  const auto found = scalar_at(ctx, map, key, field);
+  if (!found) return std::nullopt;
+  const YAML::Node& n = *found;
   bool b = false;
   if (!YAML::convert<bool>::decode(n, b))
     yaml_fail(ctx, n, field, fmt::format("'{}' is not true or false", n.Scalar()));
@@ -109,8 +115,9 @@ std::optional<bool> get_bool(const YamlContext& ctx, const YAML::Node& map, cons
 
 std::optional<double> get_duration_s(const YamlContext& ctx, const YAML::Node& map, const char* key,
                                      const std::string& field) {
-  YAML::Node n;
-  if (!scalar_at(ctx, map, key, field, n)) return std::nullopt;
+  const auto found = scalar_at(ctx, map, key, field);
+  if (!found) return std::nullopt;
+  const YAML::Node& n = *found;
   try {
     return parse_duration_s(n.Scalar(), field.c_str());
   } catch (const Error&) {

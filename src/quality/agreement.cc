@@ -59,8 +59,8 @@ Agreement compute_agreement(const std::vector<RunOutput>& a, const std::vector<R
     r.token_count_differs += diff > 0 ? 1 : 0;
     r.max_abs_token_diff = std::max(r.max_abs_token_diff, diff);
     if (x.text != y.text)
-      divergent.push_back({x.id, q.bleu, q.chrf, x.output_tokens, y.output_tokens,
-                           head(x.text), head(y.text)});
+      divergent.push_back(
+          {x.id, q.bleu, q.chrf, x.output_tokens, y.output_tokens, head(x.text), head(y.text)});
   }
   for (const auto& [id, o] : by_id) {
     r.only_b += o->ok ? 1 : 0;
@@ -88,8 +88,8 @@ AgreementGate parse_agreement_gate(std::string_view spec) {
   const auto colon = spec.find(':');
   const std::string names = "identical, exact_match, rouge_l (0..1), bleu, chrf (0..100)";
   if (colon == std::string_view::npos)
-    throw usage_error(fmt::format("--fail-below '{}': use METRIC:VALUE, METRIC one of {}", spec,
-                                  names));
+    throw usage_error(
+        fmt::format("--fail-below '{}': use METRIC:VALUE, METRIC one of {}", spec, names));
   AgreementGate g{std::string(spec.substr(0, colon)), 0};
   if (std::find(std::begin(kMetrics), std::end(kMetrics), g.metric) == std::end(kMetrics))
     throw usage_error(fmt::format("--fail-below '{}': unknown metric '{}'; use one of {}", spec,
@@ -101,9 +101,9 @@ AgreementGate parse_agreement_gate(std::string_view spec) {
     throw usage_error(fmt::format("--fail-below '{}': '{}' is not a number >= 0", spec, value));
   const bool fraction = g.metric != "bleu" && g.metric != "chrf";
   if (fraction && g.min > 1)
-    throw usage_error(fmt::format(
-        "--fail-below '{}': {} is a fraction between 0 and 1 (e.g. {}:0.95)", spec, g.metric,
-        g.metric));
+    throw usage_error(
+        fmt::format("--fail-below '{}': {} is a fraction between 0 and 1 (e.g. {}:0.95)", spec,
+                    g.metric, g.metric));
   return g;
 }
 
@@ -144,7 +144,8 @@ std::vector<std::string> fingerprint_differences(const nlohmann::json& sa,
   for (auto it = keys.begin(); it != keys.end(); ++it) {
     const json va = wa.is_object() && wa.contains(it.key()) ? wa[it.key()] : json(nullptr);
     const json vb = wb.is_object() && wb.contains(it.key()) ? wb[it.key()] : json(nullptr);
-    if (va != vb) diffs.push_back(fmt::format("workload.{}: {} vs {}", it.key(), va.dump(), vb.dump()));
+    if (va != vb)
+      diffs.push_back(fmt::format("workload.{}: {} vs {}", it.key(), va.dump(), vb.dump()));
   }
   const json seed_a = at(sa, "load", "seed"), seed_b = at(sb, "load", "seed");
   if (seed_a != seed_b)

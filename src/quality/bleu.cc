@@ -87,7 +87,8 @@ BleuStats bleu_stats(const std::vector<std::string>& hyp,
   for (int n = 0; n < kBleuOrder; ++n)
     for (const auto& [k, c] : hyp_counts[n]) {
       s.total[n] += c;
-      if (auto it = ref_max[n].find(k); it != ref_max[n].end()) s.correct[n] += std::min(c, it->second);
+      if (auto it = ref_max[n].find(k); it != ref_max[n].end())
+        s.correct[n] += std::min(c, it->second);
     }
   return s;
 }

@@ -28,8 +28,8 @@ namespace sb::quality {
 inline constexpr int kBleuOrder = 4;
 
 struct BleuStats {
-  int64_t hyp_len = 0;  // hypothesis tokens
-  int64_t ref_len = 0;  // closest reference's tokens (ties: the shorter)
+  int64_t hyp_len = 0;                        // hypothesis tokens
+  int64_t ref_len = 0;                        // closest reference's tokens (ties: the shorter)
   std::array<int64_t, kBleuOrder> correct{};  // clipped matches of order n + 1
   std::array<int64_t, kBleuOrder> total{};    // hypothesis n-grams of order n + 1
 
@@ -44,7 +44,7 @@ BleuStats bleu_stats(const std::vector<std::string>& hyp,
 enum class BleuSmooth { none, floor, add_k, exp };
 
 struct BleuScore {
-  double score = 0;  // 0..100
+  double score = 0;                             // 0..100
   std::array<double, kBleuOrder> precisions{};  // 0..100
   double bp = 0;
 };
@@ -53,7 +53,9 @@ struct BleuScore {
 BleuScore compute_bleu(const BleuStats& stats, BleuSmooth smooth = BleuSmooth::exp,
                        double smooth_value = -1, bool effective_order = false);
 
-inline double corpus_bleu(const BleuStats& summed) { return compute_bleu(summed).score; }
+inline double corpus_bleu(const BleuStats& summed) {
+  return compute_bleu(summed).score;
+}
 inline double sentence_bleu(const BleuStats& s) {
   return compute_bleu(s, BleuSmooth::exp, -1, true).score;
 }

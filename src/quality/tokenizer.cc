@@ -5,7 +5,9 @@
 namespace sb::quality {
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // The first rule's class: { | } ~ [ \ ] ^ _ ` space ! " # $ % & ( ) * + : ; < = > ? @ /
 bool is_split_symbol(char c) {
@@ -48,7 +50,9 @@ void replace_all(std::string& s, std::string_view from, std::string_view to) {
   s = std::move(out);
 }
 
-bool in(char32_t c, char32_t lo, char32_t hi) { return c >= lo && c <= hi; }
+bool in(char32_t c, char32_t lo, char32_t hi) {
+  return c >= lo && c <= hi;
+}
 
 bool is_cjk(char32_t c) {
   return in(c, 0x3400, 0x4DBF) || in(c, 0x4E00, 0x9FFF) || in(c, 0xF900, 0xFAFF) ||
@@ -61,10 +65,14 @@ bool is_cjk(char32_t c) {
 
 std::string_view to_string(Tokenize t) {
   switch (t) {
-    case Tokenize::automatic: return "auto";
-    case Tokenize::t13a: return "13a";
-    case Tokenize::zh: return "zh";
-    case Tokenize::chr: return "char";
+    case Tokenize::automatic:
+      return "auto";
+    case Tokenize::t13a:
+      return "13a";
+    case Tokenize::zh:
+      return "zh";
+    case Tokenize::chr:
+      return "char";
   }
   return "auto";
 }
@@ -132,13 +140,14 @@ std::vector<std::string> tokenize_regexp(std::string_view text) {
     o += ' ';
     o += b;
   });
-  s = sub_pairs(s, is_digit, [](char c) { return c == '-'; },
-                [](std::string& o, char a, char b) {
-                  o += a;
-                  o += ' ';
-                  o += b;
-                  o += ' ';
-                });
+  s = sub_pairs(
+      s, is_digit, [](char c) { return c == '-'; },
+      [](std::string& o, char a, char b) {
+        o += a;
+        o += ' ';
+        o += b;
+        o += ' ';
+      });
   return split_whitespace(s);
 }
 
@@ -212,9 +221,12 @@ Tokenize resolve(Tokenize mode, std::string_view reference, std::string_view hyp
 
 std::vector<std::string> tokenize(std::string_view text, Tokenize mode) {
   switch (resolve(mode, text, text)) {
-    case Tokenize::zh: return tokenize_zh(text);
-    case Tokenize::chr: return tokenize_char(text);
-    default: return tokenize_13a(text);
+    case Tokenize::zh:
+      return tokenize_zh(text);
+    case Tokenize::chr:
+      return tokenize_char(text);
+    default:
+      return tokenize_13a(text);
   }
 }
 

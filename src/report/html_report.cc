@@ -260,6 +260,29 @@ Table telemetry_table(const RunData& r) {
   return t;
 }
 
+// Speed against quality: P99 e2e latency over corpus BLEU, one point per run, one colour per
+// backend (markers only). Empty when no run has quality scores.
+std::vector<Chart> quality_charts(const std::vector<RunGroup>& groups) {
+  svg::LineChart c;
+  c.id = "quality-p99-bleu";
+  c.title = "P99 e2e latency vs BLEU, per backend";
+  c.x = {"BLEU", "", {}, {}};
+  c.y = {"P99 e2e latency", "ms", {}, {}};
+  c.lines = false;
+  std::map<std::string, size_t> series_of;
+  for (const RunGroup& g : groups)
+    for (const RunData* r : g.runs) {
+      const auto bleu = number_at(r->summary, {"quality", "bleu"});
+      const auto p99 = metric(r->summary, "e2e_ms", "p99");
+      if (!bleu || !p99) continue;
+      auto [pos, added] = series_of.emplace(g.backend, c.series.size());
+      if (added) c.series.push_back({g.backend, {}});
+      c.series[pos->second].points.push_back({*bleu, *p99});
+    }
+  if (c.series.empty()) return {};
+  return {{c.id, svg::render_line_chart(c)}};
+}
+
 void charts_div(std::string& out, const std::vector<Chart>& charts) {
   out += "<div class=\"charts\">";
   for (const Chart& c : charts) out += c.svg;
@@ -273,6 +296,7 @@ std::vector<std::pair<std::string, std::string>> report_charts(const std::vector
   std::vector<std::pair<std::string, std::string>> out;
   for (const Chart& c : load_charts(group_runs(runs))) out.emplace_back(c.id, c.svg);
   for (const Chart& c : cdf_charts(runs)) out.emplace_back(c.id, c.svg);
+  for (const Chart& c : quality_charts(group_runs(runs))) out.emplace_back(c.id, c.svg);
   for (size_t i = 0; i < runs.size(); ++i)
     for (const Chart& c : timeseries_charts(runs[i], i)) out.emplace_back(c.id, c.svg);
   return out;
@@ -325,6 +349,7 @@ std::string render_html_report(const std::vector<RunData>& runs, const ReportOpt
   const Table peak = peak_table(groups, o.sla, o.max_error_rate);
   fmt::format_to(it, "<h3>{}</h3>", escape(peak.title));
   html_table(out, peak);
+  if (const auto qc = quality_charts(groups); !qc.empty()) charts_div(out, qc);
   out += "</section>\n";
 
   const auto lc = load_charts(groups);

@@ -80,8 +80,14 @@ std::vector<Table> comparison_tables(const std::vector<RunGroup>& groups) {
           if (g.backend != b || g.scenario != sc || g.load_kind != kind) continue;
           for (const RunData* r : g.runs)
             if (load_of(r->summary).value == value)
+            {
               c = fmt::format("P99 {} ms · {} req/s", cell(m(r->summary, "e2e_ms", "p99"), 1),
                               cell(number_at(r->summary, {"throughput", "requests_per_s"})));
+              // Quality beside speed when the run was scored against references.
+              if (auto bleu = number_at(r->summary, {"quality", "bleu"}))
+                c += fmt::format(" · BLEU {} · chrF {}", cell(bleu, 1),
+                                 cell(number_at(r->summary, {"quality", "chrf"}), 1));
+            }
         }
         row.push_back(c);
       }

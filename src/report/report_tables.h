@@ -28,7 +28,8 @@ std::string cell(std::optional<double> v, int decimals = 2);
 Table run_summary_table(const std::vector<RunData>& runs);
 
 // The reference study's table, one per load: rows = backends, columns = scenarios, cells =
-// "P99 e2e X ms · Y req/s" of the run of that backend, scenario and load.
+// "P99 e2e X ms · Y req/s" of the run of that backend, scenario and load, followed by
+// " · BLEU B · chrF C" when the run has quality scores (summary.json "quality").
 std::vector<Table> comparison_tables(const std::vector<RunGroup>& groups);
 
 // Per group: peak QPS and the load where it occurs, peak output tok/s, max stable load.

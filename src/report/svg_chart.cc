@@ -248,7 +248,7 @@ std::string render_line_chart(const LineChart& c) {
       if (std::isfinite(p.x) && std::isfinite(p.y))
         fmt::format_to(std::back_inserter(pts), "{}{:.1f},{:.1f}", pts.empty() ? "" : " ",
                        f.sx(p.x), f.sy(p.y));
-    if (!pts.empty())
+    if (!pts.empty() && c.lines)
       fmt::format_to(it,
                      "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\">"
                      "<title>{}</title></polyline>",

@@ -65,6 +65,7 @@ struct LineChart {
   Axis x, y;
   std::vector<Series> series;
   bool markers = true;  // draw (and make hoverable) every point
+  bool lines = true;    // false: markers only (a scatter plot)
   int width = 600, height = 300;
 };
 

@@ -57,8 +57,8 @@ TEST(Bleu, SacreBleuReadmeCorpusExample) {
 TEST(Chrf, SacreBleuReadmeCorpusExample) {
   ChrfStats sum;
   for (size_t i = 0; i < kReadmeHyps.size(); ++i)
-    sum += chrf_stats(kReadmeHyps[i], std::vector<std::string_view>{kReadmeRefs[0][i],
-                                                                   kReadmeRefs[1][i]});
+    sum += chrf_stats(kReadmeHyps[i],
+                      std::vector<std::string_view>{kReadmeRefs[0][i], kReadmeRefs[1][i]});
   EXPECT_NEAR(chrf_score(sum), 59.73, 0.005);
 }
 
@@ -111,10 +111,10 @@ TEST(Bleu, BrevityPenaltyAndEffectiveOrder) {
 // char_order 6, word_order 0, beta 2): one sentence 61.576379378113785; a two-sentence corpus
 // 84.64214891738334.
 TEST(Chrf, MetricCardExamples) {
-  EXPECT_NEAR(chrf_score(chrf_stats(
-                  "The relationship between Obama and Netanyahu is not exactly friendly.",
-                  "The ties between Obama and Netanyahu are not particularly friendly.")),
-              61.576379378113785, 1e-9);
+  EXPECT_NEAR(
+      chrf_score(chrf_stats("The relationship between Obama and Netanyahu is not exactly friendly.",
+                            "The ties between Obama and Netanyahu are not particularly friendly.")),
+      61.576379378113785, 1e-9);
   ChrfStats sum = chrf_stats("The relationship between cats and dogs is not exactly friendly.",
                              "The relationship between dogs and cats is not exactly friendly.");
   sum += chrf_stats("a good bookshop is just a genteel black hole that knows how to read.",
@@ -180,7 +180,8 @@ TEST(Tokenize13a, Rules) {
 // = 50; sentence BLEU = (75 * 66.667 * 50 * 50)^(1/4) = 59.4604.
 TEST(Cjk, ZhTokenizerAndAutoDetection) {
   EXPECT_EQ(tokenize_13a("我喜欢猫"), (Tokens{"我喜欢猫"}));
-  EXPECT_EQ(tokenize_zh("我喜欢猫。OK, 好"), (Tokens{"我", "喜", "欢", "猫", "。", "OK", ",", "好"}));
+  EXPECT_EQ(tokenize_zh("我喜欢猫。OK, 好"),
+            (Tokens{"我", "喜", "欢", "猫", "。", "OK", ",", "好"}));
   EXPECT_TRUE(mostly_cjk("我喜欢猫 ok"));
   EXPECT_FALSE(mostly_cjk("I like cats 猫"));
   const RequestQuality q = score_request("我喜欢猫", "我喜欢狗");

@@ -89,8 +89,8 @@ TEST(QualityWiring, SummaryPerRunAndPerClass) {
 
   // Without references there is no quality object at all.
   records[0].quality = records[1].quality = records[2].quality = nullptr;
-  EXPECT_FALSE(report::summary_to_json(metrics::summarize_run(records, info), info)
-                   .contains("quality"));
+  EXPECT_FALSE(
+      report::summary_to_json(metrics::summarize_run(records, info), info).contains("quality"));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #pragma once
 // Helpers for the telemetry tests: free loopback ports, child processes (Debian's
 // prometheus and prometheus-node-exporter), waiting for a URL.
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
