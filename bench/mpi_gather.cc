@@ -65,7 +65,8 @@ int main(int argc, char** argv) {
   ranks[0].state = "done";
   t0 = std::chrono::steady_clock::now();
   std::vector<std::string> received;
-  for (int r = 1; r < mpi.size(); ++r) received.push_back(sb::mpi::recv_bytes(r, 300, MPI_COMM_WORLD));
+  for (int r = 1; r < mpi.size(); ++r)
+    received.push_back(sb::mpi::recv_bytes(r, 300, MPI_COMM_WORLD));
   const double transfer_s = since_s(t0);
   t0 = std::chrono::steady_clock::now();
   for (int r = 1; r < mpi.size(); ++r) {

@@ -8,9 +8,9 @@ set -euo pipefail
 bin="${1:-build/servebench}"
 out="demo-run"
 rm -rf "$out"
-echo "== servebench demo: the reference study on the simulator (time x${SIM_TIME_SCALE:-0.01}, runs x${PLAN_SCALE:-0.25}) =="
+echo "== servebench demo: the reference study on the simulator (time x${SIM_TIME_SCALE:-0.005}, runs x${PLAN_SCALE:-0.2}) =="
 "$bin" run examples/reference-study.yaml \
-  --sim-time-scale "${SIM_TIME_SCALE:-0.01}" --scale "${PLAN_SCALE:-0.25}" \
+  --sim-time-scale "${SIM_TIME_SCALE:-0.005}" --scale "${PLAN_SCALE:-0.2}" \
   -o "$out"
 "$bin" report "$out" -o "$out/report.html" --title "Reference study (simulator, shortened)"
 echo

@@ -89,8 +89,10 @@ class Timing:
     (CLOCK_MONOTONIC, the clock std::chrono::steady_clock reads on Linux); *_unix wall clock.
     arrival: the request line and headers are parsed (the handler starts); start: generation
     begins (after the lock or the batch wait); first/last token: the event carrying the first /
-    last token has been handed to the socket (streams), or the token was generated (whole
-    responses); done: the last response byte has been handed to the socket."""
+    last token is handed to the socket (read just before the write), or the token was generated
+    (whole responses); done: the whole body (whole responses) or the stream's last token event
+    is handed to the socket (just before the write). Every server reading thus lies inside the
+    client's [send, receive] span of the same bytes: client minus server is never negative."""
 
     arrival_mono: float = field(default_factory=time.monotonic)
     arrival_unix: float = field(default_factory=time.time)

@@ -87,7 +87,8 @@ async def _serve(req: common.Request) -> Response:
     def finish(status: int, error: str = "") -> None:
         job.cancelled = True
         METRICS.gauge("in_flight", -1)
-        t.done_mono = time.monotonic()
+        if status != 200 or t.done_mono is None:
+            t.done_mono = time.monotonic()
         LOG.write(req, req.route, status, t, out.finish_reason, error)
         METRICS.done(req.route, status, t)
 
@@ -111,6 +112,7 @@ async def _serve(req: common.Request) -> Response:
 
         class Logged(Response):  # logs once the body has been handed to the server
             async def __call__(self, scope, receive, send):
+                t.done_mono = time.monotonic()  # just before the body is handed to the server
                 await super().__call__(scope, receive, send)
                 finish(200)
 
@@ -130,10 +132,12 @@ async def _serve(req: common.Request) -> Response:
                         yield b"data:" + common.tgi_error(error, "generation") + b"\n\n"
                     return
                 out.add(step)
-                yield out.stream_token(step)
-                t.token()  # resumed once the server has taken the event's bytes
+                event = out.stream_token(step)
+                t.token()  # just before the event is handed to the server
+                yield event
                 if step.last:
                     break
+            t.done_mono = time.monotonic()
             end = out.stream_end()
             if end:
                 yield end

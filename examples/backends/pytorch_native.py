@@ -156,7 +156,9 @@ class Handler(BaseHTTPRequestHandler):
                 for step in tokens:
                     out.add(step)
                     t.token()
-                self._send(200, out.full())
+                body = out.full()
+                t.done_mono = time.monotonic()  # just before the body is handed to the socket
+                self._send(200, body)
             else:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
@@ -165,8 +167,10 @@ class Handler(BaseHTTPRequestHandler):
                 self.end_headers()
                 for step in tokens:
                     out.add(step)
-                    self._chunk(out.stream_token(step))
-                    t.token()
+                    event = out.stream_token(step)
+                    t.token()  # just before the event is handed to the socket
+                    self._chunk(event)
+                t.done_mono = time.monotonic()
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError) as e:
@@ -181,7 +185,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(b"0\r\n\r\n")
         finally:
             tokens.close()
-        t.done_mono = time.monotonic()
+        if status != 200 or t.done_mono is None:
+            t.done_mono = time.monotonic()
         LOG.write(req, req.route, status, t, out.finish_reason, error)
         METRICS.done(req.route, status, t)
 

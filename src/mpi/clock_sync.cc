@@ -5,7 +5,9 @@
 namespace sb::mpi {
 namespace {
 constexpr int kTagPing = 101, kTagPong = 102;
-int64_t now_ns() { return Clock::now().time_since_epoch().count(); }
+int64_t now_ns() {
+  return Clock::now().time_since_epoch().count();
+}
 }  // namespace
 
 ClockOffset estimate_clock_offset(MPI_Comm comm, int rounds) {

@@ -102,7 +102,8 @@ Fault fault_from_env() {
   if (a == std::string::npos) return f;
   f.kind = s.substr(0, a);
   const auto b = s.find(':', a + 1);
-  f.rank = std::atoi(s.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1).c_str());
+  f.rank =
+      std::atoi(s.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1).c_str());
   if (b != std::string::npos) f.after = std::atoll(s.c_str() + b + 1);
   return f;
 }
@@ -295,17 +296,18 @@ int run(Session& mpi, int argc, char** argv) {
 
   // 4. Clocks, then the output folder and the run's manifest.
   const ClockOffset clock = estimate_clock_offset(MPI_COMM_WORLD);
-  std::string dir = rank == 0 ? (pc.output_dir.empty() ? cli::default_output_dir(pc.engine)
-                                                       : pc.output_dir)
-                              : std::string();
+  std::string dir =
+      rank == 0 ? (pc.output_dir.empty() ? cli::default_output_dir(pc.engine) : pc.output_dir)
+                : std::string();
   dir = bcast_string(dir, 0, MPI_COMM_WORLD);
   const std::string my_dir = rank_dir(dir, rank);
   {
     std::error_code ec;
     std::filesystem::create_directories(my_dir, ec);
     code = ec ? static_cast<int>(ExitCode::usage) : 0;
-    message = ec ? fmt::format("--output-dir '{}': cannot create {} ({})", dir, my_dir, ec.message())
-                 : "";
+    message =
+        ec ? fmt::format("--output-dir '{}': cannot create {} ({})", dir, my_dir, ec.message())
+           : "";
   }
   if (int rc = agree(code, message, name, rank)) return rc;
 
@@ -315,7 +317,8 @@ int run(Session& mpi, int argc, char** argv) {
     net::ClientContext client(pc.engine.client);
     const auto probe = net::probe_connect(client, pc.engine.timeouts.connect);
     if (!probe.ok())
-      unreachable = fmt::format("cannot reach {}: {}", pc.engine.client.url.to_string(), probe.message);
+      unreachable =
+          fmt::format("cannot reach {}: {}", pc.engine.client.url.to_string(), probe.message);
     for (const net::Url& url : pc.engine.extra_endpoints) {
       if (!unreachable.empty()) break;
       net::ClientOptions o = pc.engine.client;
@@ -348,7 +351,9 @@ int run(Session& mpi, int argc, char** argv) {
     planned.started_at = iso_utc_now();
     metrics::RunInfo info = cli::run_info(pc, planned);
     info.config["mpi_ranks"] = size;
-    manifest = {{"schema", "servebench.mpi/1"}, {"world_size", size}, {"ranks", json::array()},
+    manifest = {{"schema", "servebench.mpi/1"},
+                {"world_size", size},
+                {"ranks", json::array()},
                 {"run_info", run_info_to_json(info)}};
     for (const auto& s : everyone) manifest["ranks"].push_back(json::parse(s));
     report::write_file_atomically(dir + "/mpi.json", manifest.dump(2) + "\n");

@@ -18,7 +18,9 @@ namespace {
 
 using json = nlohmann::json;
 
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json opt(const std::optional<double>& v) {
+  return v ? json(*v) : json(nullptr);
+}
 
 std::optional<double> opt_from(const json& j, const char* key) {
   auto it = j.find(key);
@@ -44,9 +46,10 @@ json rank_json(const RankResult& r, const metrics::RunInfo& info) {
                      {"warmup", s.requests.warmup}};
   out["throughput"] = {{"requests_per_s", opt(s.throughput.requests_per_s)},
                        {"output_tokens_per_s", opt(s.throughput.output_tokens_per_s)}};
-  out["metrics"] = {{"ttft_ms", report::distribution_to_json(s.metrics.ttft_ms)},
-                    {"e2e_ms", report::distribution_to_json(s.metrics.e2e_ms)},
-                    {"dispatch_delay_ms", report::distribution_to_json(s.metrics.dispatch_delay_ms)}};
+  out["metrics"] = {
+      {"ttft_ms", report::distribution_to_json(s.metrics.ttft_ms)},
+      {"e2e_ms", report::distribution_to_json(s.metrics.e2e_ms)},
+      {"dispatch_delay_ms", report::distribution_to_json(s.metrics.dispatch_delay_ms)}};
   out["load"] = {{"achieved_rate", opt(s.load.achieved_rate)}, {"late_sends", s.load.late_sends}};
   return out;
 }
@@ -106,8 +109,10 @@ json run_info_to_json(const metrics::RunInfo& i) {
           {"concurrency", i.concurrency},
           {"target_rate", i.target_rate},
           {"max_concurrency", i.max_concurrency},
-          {"slo", {{"ttft_ms", opt(i.slo.ttft_ms)}, {"tpot_ms", opt(i.slo.tpot_ms)},
-                   {"e2e_ms", opt(i.slo.e2e_ms)}}},
+          {"slo",
+           {{"ttft_ms", opt(i.slo.ttft_ms)},
+            {"tpot_ms", opt(i.slo.tpot_ms)},
+            {"e2e_ms", opt(i.slo.e2e_ms)}}},
           {"bucket_interval_ms", i.bucket_interval_ms}};
 }
 
@@ -165,9 +170,8 @@ metrics::RunSummary write_merged_run(const std::string& dir, std::vector<RankRes
        "every rank's times count from one instant agreed against rank 0's steady clock "
        "(ping-pong offsets below); timeseries are on that common clock"},
       {"ranks", per_rank}};
-  report::write_file_atomically(
-      dir + "/summary.json",
-      out.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+  report::write_file_atomically(dir + "/summary.json",
+                                out.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
   report::write_file_atomically(dir + "/summary.csv",
                                 report::summary_csv_header() + report::summary_csv_row(summary));
   return summary;

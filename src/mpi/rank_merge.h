@@ -34,8 +34,8 @@ namespace sb::mpi {
 struct RankResult {
   int rank = 0;
   std::string host;
-  std::string state = "missing";  // "done" | "failed" | "died" | "missing"
-  std::string error;              // why, for anything but "done"
+  std::string state = "missing";     // "done" | "failed" | "died" | "missing"
+  std::string error;                 // why, for anything but "done"
   int64_t clock_offset_ns = 0;       // rank 0's steady clock minus this rank's
   int64_t clock_uncertainty_ns = 0;  // half the best ping-pong round trip
   bool interrupted = false;

@@ -99,9 +99,9 @@ std::vector<metrics::RequestRecord> decode_records(std::string_view bytes) {
     r.warmup = in.get<uint8_t>() != 0;
     r.status = in.get<int32_t>();
     r.error_class = static_cast<ErrorClass>(in.get<uint8_t>());
-    for (int64_t* t : {&r.t_sched_ns, &r.t_send_ns, &r.t_first_ns, &r.t_first_content_ns,
-                       &r.t_last_ns, &r.t_end_ns, &r.input_tokens, &r.output_tokens,
-                       &r.output_tokens_alt})
+    for (int64_t* t :
+         {&r.t_sched_ns, &r.t_send_ns, &r.t_first_ns, &r.t_first_content_ns, &r.t_last_ns,
+          &r.t_end_ns, &r.input_tokens, &r.output_tokens, &r.output_tokens_alt})
       *t = in.get<int64_t>();
     r.output_tokens_source = static_cast<metrics::TokenSource>(in.get<uint8_t>());
     r.output_tokens_alt_source = static_cast<metrics::TokenSource>(in.get<uint8_t>());

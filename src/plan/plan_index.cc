@@ -120,6 +120,7 @@ std::string PlanIndex::comparison_table() const {
     std::string peak_at;
     std::string knee = "-", max_stable = "-";
     int failed = 0;
+    double stable_level = -1;
   };
   std::vector<std::pair<std::string, std::string>> order;
   std::map<std::pair<std::string, std::string>, Cell> cells;
@@ -134,6 +135,11 @@ std::string PlanIndex::comparison_table() const {
     if ((r.kind == "baseline" || r.kind == "soak") && c.p99_at.empty() && r.headline.e2e_p99_ms)
       c.p99_at = fmt::format("{:.0f} ms @ {}", *r.headline.e2e_p99_ms,
                              level_text(r.load_kind, r.load_level));
+    if (r.kind == "sweep" && r.slo_met && r.headline.error_rate <= 0.05 &&
+        (c.stable_level < 0 || r.load_level > c.stable_level)) {
+      c.stable_level = r.load_level;  // without a search: the highest stable sweep level
+      c.max_stable = level_text(r.load_kind, r.load_level);
+    }
     if (r.headline.qps && *r.headline.qps > c.peak_qps) {
       c.peak_qps = *r.headline.qps;
       c.peak_at = level_text(r.load_kind, r.load_level);
@@ -143,7 +149,7 @@ std::string PlanIndex::comparison_table() const {
     auto it = cells.find({s.provider, s.scenario});
     if (it == cells.end()) continue;
     if (s.knee && it->second.knee == "-") it->second.knee = fmt::format("{:g}", *s.knee);
-    if (s.max_stable && it->second.max_stable == "-")
+    if (s.max_stable)
       it->second.max_stable = s.kind == "rate_search" ? fmt::format("{:g}/s", *s.max_stable)
                                                       : fmt::format("{:g}", *s.max_stable);
   }

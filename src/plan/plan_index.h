@@ -50,7 +50,8 @@ class PlanIndex {
   const std::vector<IndexRow>& runs() const { return runs_; }
   const std::vector<SearchRow>& searches() const { return searches_; }
   // The comparison table (provider x scenario: P99 e2e at the baseline load, peak QPS and
-  // where, knee, max stable), plain text.
+  // where, knee, max stable: a search's, else the highest sweep level meeting the SLOs with
+  // at most 5% errors), plain text.
   std::string comparison_table() const;
 
  private:

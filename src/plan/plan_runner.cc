@@ -243,6 +243,7 @@ int run_plan(const Plan& plan, const PlanRunOptions& o) {
         row.kind = "launch";
         row.load_kind = "concurrency";
         row.status = "failed";
+        row.slo_met = false;
         row.error = err.what();
         index.add(row);
         index.write(false);

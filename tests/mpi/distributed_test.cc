@@ -13,8 +13,8 @@
 #include <string>
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
+#include <nlohmann/json.hpp>
 
 #include "load/arrival_schedule.h"
 #include "metrics/run_summary.h"
@@ -88,8 +88,8 @@ class Distributed : public ::testing::Test {
   }
   std::string load_args(const std::string& out, const std::string& load) const {
     return "prof --base-url " + sim_->url() +
-           " --api tgi --input-length 32 --output-length 16 --quiet --no-progress -o " + out +
-           " " + load;
+           " --api tgi --input-length 32 --output-length 16 --quiet --no-progress -o " + out + " " +
+           load;
   }
   std::unique_ptr<sim::Server> sim_;
   fs::path dir_;
@@ -165,10 +165,9 @@ TEST_F(Distributed, ThreeRanksMatchOneProcessAndMergeExactly) {
   // The merged summary is summarize_run over exactly these records.
   const metrics::RunSummary again = metrics::summarize_run(lines.records, metrics::RunInfo{});
   auto same = [](double a, double b) { EXPECT_NEAR(a, b, 1e-9 * std::max(1.0, std::abs(a))); };
-  for (auto [name, dist] : {std::pair{"e2e_ms", &again.metrics.e2e_ms},
-                            std::pair{"ttft_ms", &again.metrics.ttft_ms},
-                            std::pair{"itl_ms", &again.metrics.itl_ms},
-                            std::pair{"tpot_ms", &again.metrics.tpot_ms}}) {
+  for (auto [name, dist] :
+       {std::pair{"e2e_ms", &again.metrics.e2e_ms}, std::pair{"ttft_ms", &again.metrics.ttft_ms},
+        std::pair{"itl_ms", &again.metrics.itl_ms}, std::pair{"tpot_ms", &again.metrics.tpot_ms}}) {
     ASSERT_GT(dist->count, 0) << name;
     same(at(s3, name, "p50"), dist->p50);
     same(at(s3, name, "p99"), dist->p99);
@@ -247,7 +246,8 @@ TEST_F(Distributed, KilledRankLeavesIncompleteMarkedResult) {
 // folders hold the results and `servebench merge` turns them into an incomplete-marked run.
 TEST_F(Distributed, AbortedJobIsRecoveredByMerge) {
   const fs::path out = dir_ / "aborted";
-  const auto r = mpirun(3, load_args(out, "--concurrency 3 -n 60"), "SERVEBENCH_MPI_FAULT=kill:1:4");
+  const auto r =
+      mpirun(3, load_args(out, "--concurrency 3 -n 60"), "SERVEBENCH_MPI_FAULT=kill:1:4");
   EXPECT_NE(r.code, 0) << r.out;
   EXPECT_FALSE(fs::exists(out / "summary.json"));
   ASSERT_TRUE(fs::exists(out / "mpi.json")) << r.out;
