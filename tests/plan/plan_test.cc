@@ -30,8 +30,8 @@ defaults: {api: tgi, warmup: 3, goodput: [ttft:500, tpot:50], cooldown: 1s, sim_
 stages:
   - {kind: baseline}
   - {name: sweep, kind: sweep, concurrency: [4, 8, 16, 32], requests_per_level: 10}
-  - {name: knee, kind: sweep, concurrency: 2, until_saturation: true, saturation: {min_gain: 0.1, max_concurrency: 64}}
-  - {name: rates, kind: sweep, rate_search: {low: 1, high: 16, steps: 3}}
+  - {name: knee, kind: sweep, concurrency: 2, until_saturation: true, requests_per_level: 4, saturation: {min_gain: 0.1, max_concurrency: 64}}
+  - {name: rates, kind: sweep, rate_search: {low: 1, high: 16, steps: 3}, duration: 10s}
   - {name: ramp, kind: ramp, from: 8, to: 64, steps: 4, step_duration: 30s}
   - {name: destructive, kind: soak, concurrency: 128, duration: 1h}
 )",
@@ -65,7 +65,7 @@ TEST(Plan, EachBrokenFieldHasItsOwnMessage) {
   const std::string h = kHead;
   const Case cases[] = {
       {h + "stages:\n  - {kind: warmup}\n",
-       "plan.yaml:4:13: stages[0].kind: 'warmup': expected baseline, sweep, ramp or soak"},
+       "plan.yaml:4:12: stages[0].kind: 'warmup': expected baseline, sweep, ramp or soak"},
       {h + "stages:\n  - {name: s}\n", "plan.yaml:4:5: stages[0].kind: missing"},
       {h + "stages:\n  - {kind: sweep, concurrency: [8, 4], num_requests: 5}\n",
        "plan.yaml:4:36: stages[0] (sweep).concurrency[1]: levels must rise"},
@@ -80,7 +80,7 @@ TEST(Plan, EachBrokenFieldHasItsOwnMessage) {
       {h + "stages:\n  - {kind: baseline, goodput: ttfb:5}\n",
        "stages[0] (baseline).goodput[0]: --goodput"},
       {h + "stages:\n  - {kind: baseline, concurency: 4}\n",
-       "plan.yaml:4:23: stages[0].concurency: unknown field"},
+       "plan.yaml:4:22: stages[0].concurency: unknown field"},
       {h + "scenarios: [chat, poetry]\nstages:\n  - {kind: baseline}\n",
        "plan.yaml:3:19: scenarios[1]: unknown scenario 'poetry' (use chat, long or mixed)"},
       {h + "stages: []\n", "stages: missing: a list of stages"},
@@ -98,7 +98,7 @@ TEST(Plan, EachBrokenFieldHasItsOwnMessage) {
        "stages[0] (sweep).rate_search.high: missing or not above low"},
       {h + "stages:\n  - {kind: soak, concurrency: 8, duration: 1h, until_saturation: true}\n",
        "saturation searches belong to kind: sweep"},
-      {h + "providers: x\n", "YAML syntax error"},
+      {h + "stages: [\n", "YAML syntax error"},
       {"providers: nowhere.yaml\nstages:\n  - {kind: baseline}\n",
        "plan.yaml:1:12: providers: 'nowhere.yaml': no such file"},
       {"providers:\n  - {id: a}\nstages:\n  - {kind: baseline}\n",

@@ -111,7 +111,7 @@ TEST(Providers, EachBrokenFieldHasItsOwnMessageWithFileLineAndColumn) {
       {"providers:\n  - id: a\n    sim: tgi\n    base_url: http://x\n",
        "providers[0] (a).sim: give either sim: or base_url/endpoints, not both"},
       {"providers:\n  - id: a\n    base_url: http://x\n    endpoints: [http://y, 'nope']\n",
-       "providers.yaml:4:29: providers[0] (a).endpoints[1]: 'nope' is not an http(s) URL"},
+       "providers.yaml:4:27: providers[0] (a).endpoints[1]: 'nope' is not an http(s) URL"},
       {"providers:\n  - id: a\n    base_url: http://x\n    headers: {Bad Name: v}\n",
        "providers[0] (a).headers.Bad Name: header names have no spaces"},
       {"providers:\n  - id: a\n    base_url: http://x\n    api_key: k\n    api_key_env: K\n",
