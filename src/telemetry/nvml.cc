@@ -116,7 +116,7 @@ class NvmlSource final : public GpuSource {
 };
 
 template <typename F>
-bool bind(void* lib, F& fn, const char* name, const char* fallback, std::string& missing) {
+bool bind_symbol(void* lib, F& fn, const char* name, const char* fallback, std::string& missing) {
   void* p = dlsym(lib, name);
   if (!p && fallback) p = dlsym(lib, fallback);
   if (!p) {
@@ -143,17 +143,17 @@ std::unique_ptr<GpuSource> open_nvml(const std::string& library, std::string& er
   }
   NvmlApi api;
   std::string missing;
-  bind(lib, api.init, "nvmlInit_v2", "nvmlInit", missing);
-  bind(lib, api.shutdown, "nvmlShutdown", nullptr, missing);
-  bind(lib, api.error_string, "nvmlErrorString", nullptr, missing);
-  bind(lib, api.count, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount", missing);
-  bind(lib, api.handle, "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex", missing);
-  bind(lib, api.name, "nvmlDeviceGetName", nullptr, missing);
-  bind(lib, api.utilization, "nvmlDeviceGetUtilizationRates", nullptr, missing);
-  bind(lib, api.memory, "nvmlDeviceGetMemoryInfo", nullptr, missing);
-  bind(lib, api.power, "nvmlDeviceGetPowerUsage", nullptr, missing);
-  bind(lib, api.temperature, "nvmlDeviceGetTemperature", nullptr, missing);
-  bind(lib, api.clock, "nvmlDeviceGetClockInfo", nullptr, missing);
+  bind_symbol(lib, api.init, "nvmlInit_v2", "nvmlInit", missing);
+  bind_symbol(lib, api.shutdown, "nvmlShutdown", nullptr, missing);
+  bind_symbol(lib, api.error_string, "nvmlErrorString", nullptr, missing);
+  bind_symbol(lib, api.count, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount", missing);
+  bind_symbol(lib, api.handle, "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex", missing);
+  bind_symbol(lib, api.name, "nvmlDeviceGetName", nullptr, missing);
+  bind_symbol(lib, api.utilization, "nvmlDeviceGetUtilizationRates", nullptr, missing);
+  bind_symbol(lib, api.memory, "nvmlDeviceGetMemoryInfo", nullptr, missing);
+  bind_symbol(lib, api.power, "nvmlDeviceGetPowerUsage", nullptr, missing);
+  bind_symbol(lib, api.temperature, "nvmlDeviceGetTemperature", nullptr, missing);
+  bind_symbol(lib, api.clock, "nvmlDeviceGetClockInfo", nullptr, missing);
   if (!missing.empty()) {
     error = fmt::format("{} lacks {}", path, missing);
     dlclose(lib);
