@@ -171,7 +171,7 @@ std::vector<Chart> telemetry_charts(const RunData& r, size_t index) {
     if (unit == "bytes") unit = "GiB";
     svg::LineChart& c = by_unit[unit];
     if (c.id.empty()) {
-      std::string id = slug(unit.empty() ? "count" : unit);
+      std::string id = slug(unit.empty() ? "count" : unit == "%" ? "pct" : unit == "/s" ? "per-s" : unit);
       for (char& ch : id) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       c.id = fmt::format("ts-telemetry-{}-{}", id, index);
       c.title = fmt::format("{}: telemetry ({})", r.name, unit.empty() ? "count" : unit);
