@@ -68,7 +68,7 @@ HttpFetchResult http_fetch(const std::string& url, const HttpFetchOptions& o) {
       request.insert(request.find("\r\n\r\n"), "\r\nContent-Length: 0");
     asio::io_context io;
     net::Connection conn(io.get_executor(), ctx);
-    asio::co_spawn(io, exchange(conn, request, start + o.timeout, out), 
+    asio::co_spawn(io, exchange(conn, request, start + o.timeout, out),
                    // The connection's lazy deadline timer stays armed: stop the loop
                    // as soon as the exchange ends instead of waiting for it.
                    [&io](std::exception_ptr) { io.stop(); });

@@ -147,7 +147,8 @@ std::unique_ptr<GpuSource> open_nvml(const std::string& library, std::string& er
   bind_symbol(lib, api.shutdown, "nvmlShutdown", nullptr, missing);
   bind_symbol(lib, api.error_string, "nvmlErrorString", nullptr, missing);
   bind_symbol(lib, api.count, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount", missing);
-  bind_symbol(lib, api.handle, "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex", missing);
+  bind_symbol(lib, api.handle, "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex",
+              missing);
   bind_symbol(lib, api.name, "nvmlDeviceGetName", nullptr, missing);
   bind_symbol(lib, api.utilization, "nvmlDeviceGetUtilizationRates", nullptr, missing);
   bind_symbol(lib, api.memory, "nvmlDeviceGetMemoryInfo", nullptr, missing);
