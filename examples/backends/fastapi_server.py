@@ -235,8 +235,20 @@ class Server(uvicorn.Server):
 
 def main() -> int:
     family = socket.AF_INET6 if ":" in ARGS.host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto must be IPPROTO_TCP, not the default 0. asyncio turns Nagle off on each accepted
+    # connection (base_events._set_nodelay), but only when sock.proto == IPPROTO_TCP, and an
+    # accepted socket inherits the listener's proto. With socket.socket(family, SOCK_STREAM)
+    # (proto 0) uvicorn's connections kept Nagle on: a small token event written while an
+    # earlier segment is still unacknowledged waits for that ACK. On a fresh connection the
+    # client's kernel ACKs at once (TCP quickack), so the first response streamed; on a reused
+    # connection the client delays its ACKs (40 ms on Linux), so after the headers every
+    # token event queued in the server's kernel and left in one burst when the delayed ACK
+    # came: ttft == e2e. The event loop itself wrote each event on time (strace shows one
+    # sendto per token), so this was neither GIL starvation nor an asyncio/starlette wake-up
+    # problem. TCP_NODELAY on the listener as well: Linux copies it to accepted sockets.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((ARGS.host, ARGS.port))
     sock.listen(1024)
     host, port = sock.getsockname()[:2]
