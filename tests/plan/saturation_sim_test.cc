@@ -1,5 +1,6 @@
 // The saturation search against the simulator's TGI preset: the knee it finds is within one
 // step (a factor of 2) of the one the cost model predicts from the preset's configuration.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -74,7 +75,14 @@ TEST(SaturationSim, FindsTheKneeOfTheTgiPresetWithinOneStep) {
   ASSERT_TRUE(s.knee);
   EXPECT_LE(std::abs(std::log2(*s.knee) - std::log2(expected)), 1.0 + 1e-9);
   EXPECT_GT(s.peak_qps, 0);
-  EXPECT_LE(std::abs(std::log2(s.peak_level) - std::log2(expected)), 1.0 + 1e-9);
+  // Past the knee throughput is a plateau, so where exactly its peak falls is noise
+  // (under ASan c128 beat c64 by 0.7%); what must hold is that no level beyond one
+  // step past the predicted knee gains more than 10% over the best level up to it.
+  double best_near_knee = 0;
+  for (const auto& r : index.runs())
+    if (r.load_level <= 2 * expected)
+      best_near_knee = std::max(best_near_knee, r.headline.qps.value_or(0));
+  EXPECT_LE(s.peak_qps, 1.10 * best_near_knee);
   ASSERT_TRUE(s.max_stable);  // no SLO: every level without errors is stable
   EXPECT_GE(*s.max_stable, *s.knee);
   EXPECT_EQ(ctx.first_failure, 0);
