@@ -31,23 +31,7 @@ std::string default_output_dir(const engine::EngineConfig& c) {
 }
 
 metrics::RunInfo run_info(const ProfConfig& pc, const engine::RunResult& r) {
-  const auto& l = pc.engine.load;
-  metrics::RunInfo info;
-  info.tool_version = SERVEBENCH_VERSION;
-  info.config = engine::config_to_json(pc.engine);
-  info.config["workers_used"] = r.workers;
-  if (!pc.sim_preset.empty()) info.config["sim_preset"] = pc.sim_preset;
-  info.host = engine::host_facts();
-  info.started_at = r.started_at;
-  info.duration_s = r.duration_s;
-  info.interrupted = r.interrupted;
-  info.load_mode = l.mode == engine::LoadMode::closed ? "closed" : "open";
-  info.concurrency = static_cast<int>(l.concurrency);
-  info.target_rate = l.mode == engine::LoadMode::open ? l.request_rate : 0;
-  info.max_concurrency = static_cast<int>(l.max_concurrency);
-  info.slo = pc.slo;
-  info.bucket_interval_ms = to_ms(pc.engine.bucket_interval);
-  return info;
+  return engine::run_info(pc.engine, r, pc.sim_preset, pc.slo);
 }
 
 namespace {

@@ -107,4 +107,25 @@ nlohmann::json host_facts() {
   return h;
 }
 
+metrics::RunInfo run_info(const EngineConfig& config, const RunResult& result,
+                          const std::string& sim_preset, const metrics::Slo& slo) {
+  const LoadConfig& l = config.load;
+  metrics::RunInfo info;
+  info.tool_version = SERVEBENCH_VERSION;
+  info.config = config_to_json(config);
+  info.config["workers_used"] = result.workers;
+  if (!sim_preset.empty()) info.config["sim_preset"] = sim_preset;
+  info.host = host_facts();
+  info.started_at = result.started_at;
+  info.duration_s = result.duration_s;
+  info.interrupted = result.interrupted;
+  info.load_mode = l.mode == LoadMode::closed ? "closed" : "open";
+  info.concurrency = static_cast<int>(l.concurrency);
+  info.target_rate = l.mode == LoadMode::open ? l.request_rate : 0;
+  info.max_concurrency = static_cast<int>(l.max_concurrency);
+  info.slo = slo;
+  info.bucket_interval_ms = to_ms(config.bucket_interval);
+  return info;
+}
+
 }  // namespace sb::engine

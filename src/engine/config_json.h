@@ -3,7 +3,9 @@
 // the API key never appears, nor the values of headers that carry credentials.
 #include <nlohmann/json.hpp>
 
+#include "engine/engine.h"
 #include "engine/engine_config.h"
+#include "metrics/run_summary.h"
 
 namespace sb::engine {
 
@@ -12,5 +14,9 @@ nlohmann::json config_to_json(const EngineConfig& config);
 bool is_secret_header(std::string_view name);
 // Facts about the client host: hostname, kernel, cores, memory.
 nlohmann::json host_facts();
+// The run's facts for summary.json: version, redacted config (with workers_used and,
+// when the run targeted the embedded simulator, sim_preset), host, timing, load and SLOs.
+metrics::RunInfo run_info(const EngineConfig& config, const RunResult& result,
+                          const std::string& sim_preset, const metrics::Slo& slo);
 
 }  // namespace sb::engine

@@ -23,23 +23,8 @@ std::optional<double> stat(const metrics::Distribution& d, double metrics::Distr
 
 metrics::RunInfo run_info(const RunSpec& spec, const engine::EngineConfig& e,
                           const engine::RunResult& r) {
-  const auto& l = e.load;
-  metrics::RunInfo info;
-  info.tool_version = SERVEBENCH_VERSION;
-  info.config = engine::config_to_json(e);
-  info.config["workers_used"] = r.workers;
-  if (!spec.sim_preset.empty()) info.config["sim_preset"] = spec.sim_preset;
+  metrics::RunInfo info = engine::run_info(e, r, spec.sim_preset, spec.slo);
   for (const auto& [k, v] : spec.labels.items()) info.config[k] = v;
-  info.host = engine::host_facts();
-  info.started_at = r.started_at;
-  info.duration_s = r.duration_s;
-  info.interrupted = r.interrupted;
-  info.load_mode = l.mode == engine::LoadMode::closed ? "closed" : "open";
-  info.concurrency = static_cast<int>(l.concurrency);
-  info.target_rate = l.mode == engine::LoadMode::open ? l.request_rate : 0;
-  info.max_concurrency = static_cast<int>(l.max_concurrency);
-  info.slo = spec.slo;
-  info.bucket_interval_ms = to_ms(e.bucket_interval);
   return info;
 }
 
