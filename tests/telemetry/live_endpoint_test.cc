@@ -83,12 +83,16 @@ TEST(LiveEndpoint, RealPrometheusScrapesAProfRun) {
   ASSERT_TRUE(testing::wait_for(api + "/-/ready", 20s).ok);
   {
     Child run({SERVEBENCH_BINARY, "prof", "--sim", "tgi", "--sim-time-scale", "0.05",
-               "--concurrency", "4", "--duration", "6s", "--no-progress", "-q", "--metrics-port",
+               "--concurrency", "4", "--duration", "60s", "--no-progress", "-q", "--metrics-port",
                std::to_string(live_port), "--gpu-telemetry", "off", "-o", (dir / "run").string()});
     ASSERT_TRUE(run.ok());
-    // Query while the run goes: the counter must appear with our labels.
+    ASSERT_TRUE(
+        testing::wait_for("http://127.0.0.1:" + std::to_string(live_port) + "/metrics", 30s).ok);
+    // Query while the run goes (it is stopped by SIGTERM when found): the counter must appear
+    // with our labels. Prometheus offsets a target's first scrape by up to one interval, and a
+    // loaded CI machine is slow, so the window is generous.
     nlohmann::json result;
-    const auto end = std::chrono::steady_clock::now() + 6s;
+    const auto end = std::chrono::steady_clock::now() + 45s;
     while (std::chrono::steady_clock::now() < end) {
       const HttpFetchResult r = http_fetch(api + "/api/v1/query?query=servebench_requests_total");
       if (r.ok) {
@@ -100,7 +104,9 @@ TEST(LiveEndpoint, RealPrometheusScrapesAProfRun) {
       }
       std::this_thread::sleep_for(250ms);
     }
-    ASSERT_FALSE(result.is_null()) << "Prometheus never returned servebench_requests_total";
+    ASSERT_FALSE(result.is_null())
+        << "Prometheus never returned servebench_requests_total; targets: "
+        << http_fetch(api + "/api/v1/targets").body;
     bool ok_series = false;
     for (const auto& s : result)
       if (s["metric"]["status_class"] == "2xx" && s["metric"]["provider"] == "sim:tgi" &&
