@@ -115,6 +115,86 @@ def main():
                            "tpot:-1", "e2e:1e999", "ttft:", ":", "tpot:0x1p3"]):
         write("goodput_fuzz", str(i), g.encode())
 
+    yaml_seeds()
+
+
+def yaml_seeds():
+    """providers.yaml and plan seeds: the shipped examples/*.yaml, then small edge cases."""
+    examples = {os.path.basename(p)[:-5]: open(p, "rb").read()
+                for p in sorted(glob.glob(os.path.join(ROOT, "examples", "*.yaml")))}
+    providers = [
+        examples["providers"],
+        b"- id: a\n  base_url: http://127.0.0.1:1\n",  # acs-bench's bare list
+        b"providers:\n  - {id: t, sim: tgi, sim_replicas: 64}\n  - {id: p, sim: pytorch}\n",
+        b"providers:\n  - id: a\n    base_url: http://[::1]:8000/v1\n    api: openai\n"
+        b"    endpoints: http://[::1]:8001/v1\n    load_balancer: least-inflight\n"
+        b"    headers: {X-A: '1', X-B: \"two words\"}\n    api_key_env: PATH\n",
+        b"providers:\n  - id: l\n    base_url: https://h/v1\n    launch: {command: \"exec x\", "
+        b"ready_url: 'http://h:1/health', ready_timeout: 500ms, stop_grace: 0}\n",
+        b"providers:\n  - &p {id: a, base_url: http://x}\n  - *p\n",  # alias: the same id twice
+        b"providers:\n  - id: a\n    sim: tgi\n    sim_replicas: 2147483648\n",
+        b"providers:\n  - id: a\n    base_url: http://x\n    headers: {\"X\\r\\nY\": v}\n",
+        b"providers:\n  - id: a\n    base_url: http://x\n    headers: {[k]: v, X: [1]}\n",
+        b"providers:\n  - {id: \"a/b\", base_url: http://x}\n",
+        b"providers:\n  - {name: only-name, base_url: http://x, id: ''}\n",
+        b"providers: {id: a}\n",
+        b"providers:\n",
+        b"providers: []\n",
+        b"providers:\n  - id: a\n    base_url: [http://x\n",
+        b"? [a, b]\n: c\n",
+        b"plain scalar",
+        b"",
+        b"%YAML 1.2\n---\n- {id: !!str 1, base_url: !!binary aGk=}\n...\n",
+        b"providers:\n  - id: a\n    base_url: \"http://x\\0y\"\n",
+        b"[" * 64 + b"]" * 64,
+    ]
+    for i, text in enumerate(providers):
+        write("providers_yaml_fuzz", str(i), text)
+
+    head = b"providers:\n  - {id: t, sim: tgi}\n"
+    inline_providers = examples["providers"].replace(b"api_key_env: OPENAI_API_KEY", b"api_key: k")
+    plans = [
+        examples["reference-study"],
+        examples["reference-study-real"],
+        examples["acs-stress-test"],  # providers: providers.yaml (no such file beside the fuzz plan)
+        examples["acs-stress-test"].replace(b"providers: providers.yaml\n", inline_providers),
+        head + b"name: n\nscenarios: chat\ndefaults: {api: openai, stream: false, ignore_eos: yes, "
+        b"warmup: 0, goodput: ttft:5, cooldown: 250ms, sim_time_scale: 0.001, workers: 2, seed: 7, "
+        b"timeout: 1m, max_error_rate: 1}\nstages:\n  - {kind: baseline}\n",
+        head + b"stages:\n  - {name: knee, kind: sweep, concurrency: 2, until_saturation: true, "
+        b"saturation: {min_gain: 0.1, latency_climb: 0.2, max_error_rate: 0.5, factor: 1.5, "
+        b"max_concurrency: 1k}, num_requests: 5}\n",
+        head + b"stages:\n  - {kind: sweep, concurrency: [1, 2, 4], until_saturation: true, "
+        b"requests_per_level: 3}\n",
+        head + b"stages:\n  - {kind: sweep, rate_search: {low: 0.5, high: 8, steps: 3}, "
+        b"duration: 10s}\n",
+        head + b"stages:\n  - {kind: sweep, request_rate: [0.5, 1/s, 2.5], max_concurrency: 64, "
+        b"num_requests: 20}\n",
+        head + b"stages:\n  - {name: r, kind: ramp, from: 8, to: 64, steps: 4, step_duration: 30s}\n",
+        head + b"stages:\n  - {name: r, kind: ramp, from: 1, to: 9000000000000000000, steps: 3, "
+        b"step_duration: 1s}\n",
+        head + b"stages:\n  - {name: r, kind: ramp, from: 1, to: 3, steps: 9G, step_duration: 1s}\n",
+        head + b"stages:\n  - {name: s, kind: soak, request_rate: 4, duration: 1h, warmup: 2, "
+        b"input_length: 1, output_length: 2k, goodput: [tpot:50, e2e:1000]}\n",
+        head + b"stages:\n  - {kind: sweep, rate_search: {low: 1, high: 2, steps: 4294967296}, "
+        b"num_requests: 1}\n",
+        head + b"defaults: {workers: 2147483648}\nstages:\n  - {kind: baseline}\n",
+        head + b"stages:\n  - {kind: baseline, concurrency: [1, 2]}\n",
+        head + b"stages:\n  - {kind: ramp, from: 8, to: 4, step_duration: 1s}\n",
+        head + b"stages:\n  - {kind: soak, concurrency: 8, duration: 1h, until_saturation: true}\n",
+        head + b"stages: [\n",
+        head + b"stages:\n  - {kind: baseline}\n  - {kind: baseline}\n",
+        head + b"defaults: 3\nstages: {kind: baseline}\n",
+        head + b"stages:\n  - kind: baseline\n    saturation: 1\n",
+        b"providers: nowhere.yaml\nstages:\n  - {kind: baseline}\n",
+        b"providers: ../../../../etc/hostname\nstages:\n  - {kind: baseline}\n",
+        b"providers:\n  - {id: a}\nstages:\n  - {kind: baseline}\n",
+        b"- just a list\n",
+        b"",
+    ]
+    for i, text in enumerate(plans):
+        write("plan_yaml_fuzz", str(i), text)
+
 
 if __name__ == "__main__":
     main()

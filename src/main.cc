@@ -1,21 +1,22 @@
 // servebench: benchmarks AI-model inference servers. main() parses the command
 // line, dispatches the subcommand, and turns errors into exit codes.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "cli/agree_command.h"
 #include "cli/compare_command.h"
+#include "cli/monitor_command.h"
 #include "cli/prof_command.h"
 #include "cli/report_command.h"
 #include "cli/run_command.h"
 #include "cli/sim_command.h"
 #include "cli/summarize_command.h"
 #include "cli/sweep_command.h"
-#include "cli/monitor_command.h"
 #include "common/error.h"
 #ifdef SERVEBENCH_MPI
 #include <string_view>
 
+#include "mpi/distributed_plan.h"
 #include "mpi/distributed_prof.h"
 #include "mpi/launcher.h"
 #include "mpi/merge_command.h"
@@ -23,11 +24,16 @@
 
 int main(int argc, char** argv) {
 #ifdef SERVEBENCH_MPI
-  // Started by mpirun/srun: `prof` runs as one rank of a distributed benchmark.
-  if (argc > 1 && std::string_view(argv[1]) == "prof" && sb::mpi::launched_by_mpi())
-    return sb::mpi::run_distributed_prof(argc, argv);
+  // Started by mpirun/srun: `prof` runs as one rank of a distributed benchmark, `sweep` and
+  // `run` as one rank of a sweep or plan whose every run is one.
+  if (argc > 1 && sb::mpi::launched_by_mpi()) {
+    const std::string_view sub = argv[1];
+    if (sub == "prof") return sb::mpi::run_distributed_prof(argc, argv);
+    if (sub == "sweep" || sub == "run") return sb::mpi::run_distributed_plan(argc, argv);
+  }
 #endif
-  CLI::App app{"servebench: benchmark AI-model inference servers (TGI, vLLM, OpenAI-compatible, ...)"};
+  CLI::App app{
+      "servebench: benchmark AI-model inference servers (TGI, vLLM, OpenAI-compatible, ...)"};
   app.set_version_flag("--version", "servebench " SERVEBENCH_VERSION);
   app.require_subcommand(1);
   auto prof = sb::cli::add_prof_command(app);

@@ -7,14 +7,15 @@
 
 #include <fmt/format.h>
 
-#include "cli/progress.h"
 #include "cli/prof_options.h"
+#include "cli/progress.h"
 #include "cli/signals.h"
 #include "common/error.h"
 #include "engine/config_json.h"
 #include "engine/engine.h"
 #include "metrics/run_summary.h"
 #include "report/request_log.h"
+#include "report/request_log_read.h"
 #include "report/run_outputs.h"
 #include "report/terminal_summary.h"
 #include "sim/server.h"
@@ -36,6 +37,16 @@ metrics::RunInfo run_info(const ProfConfig& pc, const engine::RunResult& r) {
 
 namespace {
 
+// The run's records, from the requests.jsonl it just wrote (every line is whole: the log
+// is closed); a line that does not read back is a bug, said rather than hidden.
+std::vector<metrics::RequestRecord> read_back(const std::string& path) {
+  report::RequestLogContents c = report::read_request_log(path);
+  if (c.skipped_lines > 0)
+    fmt::print(stderr, "servebench: warning: {} line(s) of {} did not read back ({})\n",
+               c.skipped_lines, path, c.first_error);
+  return std::move(c.records);
+}
+
 int run_prof(const ProfFlags& flags) {
   ProfConfig pc = to_prof_config(flags);
 
@@ -51,25 +62,28 @@ int run_prof(const ProfFlags& flags) {
     simulator->start();
     pc.engine.client.url = net::parse_url(simulator->url());
     if (!flags.quiet)
-      fmt::print(stderr, "servebench: embedded simulator '{}' at {}\n", pc.sim_preset, simulator->url());
+      fmt::print(stderr, "servebench: embedded simulator '{}' at {}\n", pc.sim_preset,
+                 simulator->url());
     engine::validate(pc.engine);
   }
 
   const std::string dir = pc.output_dir.empty() ? default_output_dir(pc.engine) : pc.output_dir;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw usage_error(fmt::format("--output-dir '{}': cannot create it ({})", dir, ec.message()));
+  if (ec)
+    throw usage_error(fmt::format("--output-dir '{}': cannot create it ({})", dir, ec.message()));
   report::RequestLog log(dir);
-  RunTelemetry telemetry(flags.telemetry, simulator ? simulator->url() + "/metrics" : "",
-                         engine::effective_workers(pc.engine),
-                         pc.sim_preset.empty() ? pc.engine.client.url.host_header() : "sim:" + pc.sim_preset,
-                         fmt::format("in{}/out{}", pc.engine.workload.input_tokens,
-                                     pc.engine.workload.output_tokens));
+  RunTelemetry telemetry(
+      flags.telemetry, simulator ? simulator->url() + "/metrics" : "",
+      engine::effective_workers(pc.engine),
+      pc.sim_preset.empty() ? pc.engine.client.url.host_header() : "sim:" + pc.sim_preset,
+      fmt::format("in{}/out{}", pc.engine.workload.input_tokens, pc.engine.workload.output_tokens));
 
   const std::atomic<bool>& stop = install_stop_handlers();
   ProgressPrinter progress(stderr);
   engine::RunHooks hooks;
   hooks.on_record = [&log](const metrics::RequestRecord& r) { log.append(r); };
+  hooks.keep_records = false;  // read back from requests.jsonl below: memory stays flat
   hooks.stop = &stop;
   if (!pc.no_progress) hooks.on_progress = [&](const engine::LiveTotals& t) { progress.update(t); };
   telemetry.attach(hooks);
@@ -77,6 +91,7 @@ int run_prof(const ProfFlags& flags) {
   engine::RunResult result = engine::run_benchmark(pc.engine, hooks);
   progress.finish();
   log.close();
+  result.records = read_back(log.path());
   nlohmann::json telemetry_json = telemetry.finish(dir);
   if (simulator) simulator->stop();
 
@@ -85,10 +100,12 @@ int run_prof(const ProfFlags& flags) {
   const metrics::RunSummary summary = metrics::summarize_run(result.records, info);
   report::write_run_outputs(dir, summary, info);
   if (!pc.quiet) fmt::print("{}\n", report::format_terminal_summary(summary));
-  fmt::print(stderr, "servebench: results in {}/ (summary.json, summary.csv, requests.jsonl)\n", dir);
+  fmt::print(stderr, "servebench: results in {}/ (summary.json, summary.csv, requests.jsonl)\n",
+             dir);
 
   const auto& req = summary.requests;
-  const int64_t connect_errors = summary.errors.count("connect_error") ? summary.errors.at("connect_error") : 0;
+  const int64_t connect_errors =
+      summary.errors.count("connect_error") ? summary.errors.at("connect_error") : 0;
   if (req.ok == 0 && connect_errors > 0) {
     fmt::print(stderr, "servebench: the target was unreachable: {} connection errors, no success\n",
                connect_errors);

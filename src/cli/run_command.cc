@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "plan/plan.h"
 #include "plan/plan_runner.h"
+#include "plan/run_executor.h"
 
 namespace sb::cli {
 namespace {
@@ -20,9 +21,12 @@ struct RunFlags {
   bool quiet = false, check = false;
 };
 
-int run_run(const RunFlags& f) {
+int run_run(const RunFlags& f, plan::RunExecutor* executor) {
+  plan::RunExecutor local;
+  plan::RunExecutor& exec = executor ? *executor : local;
   const plan::Plan p = plan::load_plan_file(f.plan_file);
   if (f.check) {
+    if (!exec.leader()) return 0;
     fmt::print("{}: valid plan '{}': {} providers, {} scenarios, {} stages\n", f.plan_file, p.name,
                p.providers.size(), p.scenarios.size(), p.stages.size());
     return 0;
@@ -30,23 +34,25 @@ int run_run(const RunFlags& f) {
   if (!(f.scale > 0)) throw usage_error("--scale: must be a positive factor (e.g. 0.1)");
   plan::PlanRunOptions o;
   o.output_dir = f.output_dir;
-  if (o.output_dir.empty()) {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    localtime_r(&t, &tm);
-    o.output_dir = fmt::format("runs/{:04}{:02}{:02}-{:02}{:02}{:02}-{}", tm.tm_year + 1900,
-                               tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, p.name);
-  }
+  if (o.output_dir.empty())  // named by the leader's clock
+    o.output_dir = exec.on_leader([&] {
+      const std::time_t t = std::time(nullptr);
+      std::tm tm{};
+      localtime_r(&t, &tm);
+      return fmt::format("runs/{:04}{:02}{:02}-{:02}{:02}{:02}-{}", tm.tm_year + 1900,
+                         tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, p.name);
+    });
   if (f.sim_time_scale > 0) o.sim_time_scale = f.sim_time_scale;
   o.scale = f.scale;
   o.quiet = f.quiet;
-  o.stop = &install_stop_handlers();
+  o.stop = exec.plan_stop(&install_stop_handlers());
+  o.executor = &exec;
   return plan::run_plan(p, o);
 }
 
 }  // namespace
 
-std::function<int()> add_run_command(CLI::App& root) {
+std::function<int()> add_run_command(CLI::App& root, plan::RunExecutor* executor) {
   auto* app =
       root.add_subcommand("run", "Run a test plan: providers x scenarios x stages (docs/plans.md)");
   auto f = std::make_shared<RunFlags>();
@@ -60,7 +66,7 @@ std::function<int()> add_run_command(CLI::App& root) {
       "Multiply every run's requests, warm-up and duration (e.g. 0.1 for a quick pass)");
   app->add_flag("--check", f->check, "Validate the plan and its providers, run nothing");
   app->add_flag("-q,--quiet", f->quiet, "Print no per-run lines nor the comparison table");
-  return [f] { return run_run(*f); };
+  return [f, executor] { return run_run(*f, executor); };
 }
 
 }  // namespace sb::cli

@@ -15,7 +15,7 @@
 #include "common/units.h"
 #include "metrics/goodput.h"
 #include "metrics/run_summary.h"
-#include "report/request_jsonl.h"
+#include "report/request_log_read.h"
 #include "report/run_outputs.h"
 #include "report/terminal_summary.h"
 
@@ -28,39 +28,6 @@ struct SummarizeFlags {
   std::string bucket_interval;
   bool quiet = false;
 };
-
-struct Loaded {
-  std::vector<metrics::RequestRecord> records;
-  bool skipped_last = false;  // a cut last line was left out
-};
-
-Loaded read_requests(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw usage_error(
-        fmt::format("summarize: cannot read {} (is the folder a servebench run's "
-                    "output, e.g. runs/<time>-<api>/?)",
-                    path));
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty() && line != "\r") lines.push_back(std::move(line));
-  Loaded out;
-  out.records.reserve(lines.size());
-  for (size_t i = 0; i < lines.size(); ++i) {
-    try {
-      out.records.push_back(report::parse_request_jsonl(lines[i]));
-    } catch (const Error& e) {
-      if (i + 1 == lines.size()) {
-        out.skipped_last = true;
-        break;
-      }
-      throw usage_error(fmt::format("summarize: {} line {}: {}", path, i + 1, e.what()));
-    }
-  }
-  std::sort(out.records.begin(), out.records.end(),
-            [](const auto& a, const auto& b) { return a.id < b.id; });
-  return out;
-}
 
 // The fields of an old summary.json that only the run's config knew.
 void apply_old_summary(const nlohmann::json& s, metrics::RunInfo& info) {
@@ -103,7 +70,14 @@ int run_summarize(const SummarizeFlags& f) {
         fmt::format("summarize: '{}' is not a folder (give a run's output folder)", f.dir));
   const std::string jsonl = (fs::path(f.dir) / "requests.jsonl").string();
   const std::string old_summary = (fs::path(f.dir) / "summary.json").string();
-  Loaded loaded = read_requests(jsonl);
+  if (!fs::exists(jsonl))
+    throw usage_error(
+        fmt::format("summarize: cannot read {} (is the folder a servebench run's "
+                    "output, e.g. runs/<time>-<api>/?)",
+                    jsonl));
+  const report::RequestLogContents loaded = report::read_request_log(jsonl);
+  if (loaded.skipped_lines > (loaded.last_line_cut ? 1 : 0))
+    throw usage_error(fmt::format("summarize: {} {}", jsonl, loaded.first_error));
 
   metrics::RunInfo info;
   info.tool_version = SERVEBENCH_VERSION;
@@ -134,7 +108,7 @@ int run_summarize(const SummarizeFlags& f) {
   const metrics::RunSummary summary = metrics::summarize_run(loaded.records, info);
   report::write_run_outputs(f.dir, summary, info);
   if (!f.quiet) fmt::print("{}\n", report::format_terminal_summary(summary));
-  if (loaded.skipped_last)
+  if (loaded.last_line_cut)
     fmt::print(stderr, "servebench: skipped the cut last line of {}\n", jsonl);
   fmt::print(stderr, "servebench: rebuilt {}/summary.json and summary.csv from {} requests{}\n",
              f.dir, loaded.records.size(),

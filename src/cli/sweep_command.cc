@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/units.h"
 #include "plan/plan_runner.h"
+#include "plan/run_executor.h"
 
 namespace sb::cli {
 namespace {
@@ -38,7 +39,9 @@ std::vector<std::string> split_commas(const std::string& s) {
   return out;
 }
 
-int run_sweep(const SweepFlags& f) {
+int run_sweep(const SweepFlags& f, plan::RunExecutor* executor) {
+  plan::RunExecutor local;
+  plan::RunExecutor& exec = executor ? *executor : local;
   const bool rate = !f.prof.request_rate.empty();
   const bool rate_search = !f.rate_search.empty();
   plan::Stage stage;
@@ -125,36 +128,43 @@ int run_sweep(const SweepFlags& f) {
   t.max_error_rate = pc.max_error_rate >= 0 ? pc.max_error_rate : 1.0;
   if (f.until_saturation) t.max_error_rate = std::min(t.max_error_rate, f.saturation_max_errors);
 
-  std::string dir = pc.output_dir;
-  if (dir.empty()) {
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    localtime_r(&now, &tm);
-    dir = fmt::format("runs/{:04}{:02}{:02}-{:02}{:02}{:02}-sweep", tm.tm_year + 1900,
+  // The folder (named by the leader's clock), created by the leader.
+  const std::string dir = exec.on_leader([&] {
+    std::string d = pc.output_dir;
+    if (d.empty()) {
+      const std::time_t now = std::time(nullptr);
+      std::tm tm{};
+      localtime_r(&now, &tm);
+      d = fmt::format("runs/{:04}{:02}{:02}-{:02}{:02}{:02}-sweep", tm.tm_year + 1900,
                       tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-  }
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec)
-    throw usage_error(fmt::format("--output-dir '{}': cannot create it ({})", dir, ec.message()));
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(d, ec);
+    if (ec)
+      throw usage_error(fmt::format("--output-dir '{}': cannot create it ({})", d, ec.message()));
+    return d;
+  });
   plan::PlanIndex index(dir, "sweep");
   plan::StageRunContext ctx;
   ctx.out_dir = dir;
   ctx.quiet = pc.quiet;
-  ctx.stop = &install_stop_handlers();
+  ctx.stop = exec.plan_stop(&install_stop_handlers());
   ctx.index = &index;
+  ctx.executor = &exec;
   plan::run_stage(stage, t, ctx);
-  index.write(true);
-  if (!pc.quiet) fmt::print("{}", index.comparison_table());
-  fmt::print(stderr, "servebench: {} runs in {}/ (index.json, index.csv)\n", index.runs().size(),
-             dir);
+  if (exec.leader()) {
+    index.write(true);
+    if (!pc.quiet) fmt::print("{}", index.comparison_table());
+    fmt::print(stderr, "servebench: {} runs in {}/ (index.json, index.csv)\n", index.runs().size(),
+               dir);
+  }
   if (ctx.stop->load()) return static_cast<int>(ExitCode::interrupted);
   return ctx.first_failure;
 }
 
 }  // namespace
 
-std::function<int()> add_sweep_command(CLI::App& root) {
+std::function<int()> add_sweep_command(CLI::App& root, plan::RunExecutor* executor) {
   auto* app = root.add_subcommand(
       "sweep", "Benchmark one endpoint at several load levels, or search for its saturation point");
   auto f = std::make_shared<SweepFlags>();
@@ -181,7 +191,7 @@ std::function<int()> add_sweep_command(CLI::App& root) {
       ->capture_default_str();
   app->add_option("--requests-per-level", f->requests_per_level,
                   "Measured requests per level = this x the level (acs-bench: 10x concurrency)");
-  return [f] { return run_sweep(*f); };
+  return [f, executor] { return run_sweep(*f, executor); };
 }
 
 }  // namespace sb::cli

@@ -78,7 +78,8 @@ RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks) {
 
   // The workload first: a bad dataset or tokenizer is a usage error before any connection.
   const workload::PromptSource prompts(config.workload);
-  if (!prompts.warning().empty()) fmt::print(stderr, "servebench: warning: {}\n", prompts.warning());
+  if (!prompts.warning().empty())
+    fmt::print(stderr, "servebench: warning: {}\n", prompts.warning());
   net::ClientContext client(config.client);
   {
     const auto probe = net::probe_connect(client, config.timeouts.connect);
@@ -122,7 +123,7 @@ RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks) {
         i, worker_count,
         Worker::Shared{config, client, prompts, run_start, sink, stop,
                        clients.size() > 1 ? &clients : nullptr,
-                       clients.size() > 1 ? &picker : nullptr}));
+                       clients.size() > 1 ? &picker : nullptr, hooks.keep_records}));
 
   auto totals = [&] {
     LiveTotals t;
@@ -158,7 +159,8 @@ RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks) {
   // Runs one phase on every worker; returns false when interrupted.
   auto run_phase = [&](Phase& phase, auto slots_of) {
     std::vector<std::future<void>> done;
-    for (int i = 0; i < worker_count; ++i) done.push_back(workers[i]->run_phase(phase, slots_of(i)));
+    for (int i = 0; i < worker_count; ++i)
+      done.push_back(workers[i]->run_phase(phase, slots_of(i)));
     std::optional<TimePoint> cancel_at;  // set once the phase starts stopping
     bool cancelled = false;
     for (auto& f : done) {
@@ -188,7 +190,8 @@ RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks) {
     warm.start = Clock::now();
     warm.next = 0;
     int64_t slots = max_in_flight(load);
-    if (slots <= 0) slots = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(load.request_rate)), 1, 64);
+    if (slots <= 0)
+      slots = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(load.request_rate)), 1, 64);
     slots = std::min(slots, load.warmup);
     completed = run_phase(warm, [&](int i) { return share(slots, worker_count, i); });
   }
@@ -198,20 +201,19 @@ RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks) {
     Phase measured;
     measured.mode = load.mode;
     measured.first_index = static_cast<uint64_t>(load.warmup);
-    measured.end_index =
-        load.num_requests > 0 ? measured.first_index + static_cast<uint64_t>(load.num_requests)
-                              : UINT64_MAX;
+    measured.end_index = load.num_requests > 0
+                             ? measured.first_index + static_cast<uint64_t>(load.num_requests)
+                             : UINT64_MAX;
     measured.next = 0;  // closed loop claims count from 0 (Worker::closed_slot)
     if (load.mode == LoadMode::open) {
-      size_t n = load.num_requests > 0 ? static_cast<size_t>(load.num_requests)
-                                       : static_cast<size_t>(std::ceil(load.request_rate *
-                                                                       to_s(load.duration))) + 1;
-      schedule = load::make_schedule(
-          load::ScheduleConfig{.rate_per_s = load.request_rate,
-                               .arrival = load.arrival,
-                               .burstiness = load.burstiness,
-                               .seed = load.seed},
-          n);
+      size_t n = load.num_requests > 0
+                     ? static_cast<size_t>(load.num_requests)
+                     : static_cast<size_t>(std::ceil(load.request_rate * to_s(load.duration))) + 1;
+      schedule = load::make_schedule(load::ScheduleConfig{.rate_per_s = load.request_rate,
+                                                          .arrival = load.arrival,
+                                                          .burstiness = load.burstiness,
+                                                          .seed = load.seed},
+                                     n);
       measured.schedule = &schedule;
     }
     // Start a little ahead so every worker is waiting when the first send is due.
@@ -228,14 +230,14 @@ RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks) {
   }
 
   for (auto& w : workers) w->join();
+  int64_t last_end = 0;
   for (auto& w : workers) {
     auto& r = w->records();
     std::move(r.begin(), r.end(), std::back_inserter(result.records));
+    last_end = std::max(last_end, w->last_end_ns());
   }
   std::sort(result.records.begin(), result.records.end(),
             [](const auto& a, const auto& b) { return a.id < b.id; });
-  int64_t last_end = 0;
-  for (const auto& r : result.records) last_end = std::max(last_end, r.t_end_ns);
   result.duration_s = static_cast<double>(last_end) / 1e9;
   result.interrupted = !completed;
   return result;

@@ -13,10 +13,11 @@
 namespace sb::engine {
 
 struct RunResult {
-  std::vector<metrics::RequestRecord> records;  // all requests (warm-up included), by id
-  std::string started_at;                       // ISO-8601 UTC wall clock at run start
-  double duration_s = 0;                        // run start to the last request's end
-  bool interrupted = false;                     // stopped by a signal before the plan ended
+  // All requests (warm-up included), by id; empty when RunHooks::keep_records is false.
+  std::vector<metrics::RequestRecord> records;
+  std::string started_at;    // ISO-8601 UTC wall clock at run start
+  double duration_s = 0;     // run start to the last request's end
+  bool interrupted = false;  // stopped by a signal before the plan ended
   int workers = 0;
   TimePoint run_start;  // the instant every *_ns field counts from
 };
@@ -26,14 +27,18 @@ struct LiveTotals {
   uint64_t started = 0, done = 0, errors = 0, output_tokens = 0;
   int64_t in_flight = 0;
   double elapsed_s = 0;
-  uint64_t planned = 0;  // measured requests planned (0 = bounded by duration)
-  double planned_s = 0;  // duration bound (0 = none)
+  uint64_t planned = 0;     // measured requests planned (0 = bounded by duration)
+  double planned_s = 0;     // duration bound (0 = none)
   double ttft_p50_ms = -1;  // approximate (within ~9%), -1 before the first token
 };
 
 struct RunHooks {
-  RecordSink on_record;                   // thread-safe; called as each request ends
-  const std::atomic<bool>* stop = nullptr;  // set by the caller on interrupt
+  RecordSink on_record;  // thread-safe; called as each request ends
+  // False: records live only where on_record puts them (a requests.jsonl the caller reads
+  // back after the run), so a long soak's memory stays flat instead of growing with every
+  // request; RunResult::records is then empty.
+  bool keep_records = true;
+  const std::atomic<bool>* stop = nullptr;             // set by the caller on interrupt
   std::function<void(const LiveTotals&)> on_progress;  // called ~every 250 ms
   // Called once with the run's start instant (telemetry samplers start on this clock).
   std::function<void(TimePoint run_start)> on_start;

@@ -162,7 +162,8 @@ awaitable<void> Worker::one_request(Phase& phase, uint64_t id, TimePoint t_sched
   counters_.output_tokens.fetch_add(
       static_cast<uint64_t>(std::max<int64_t>(0, record.output_tokens)), std::memory_order_relaxed);
   shared_.sink(record);
-  records_.push_back(std::move(record));
+  last_end_ns_ = std::max(last_end_ns_, record.t_end_ns);
+  if (shared_.keep_records) records_.push_back(std::move(record));
 }
 
 awaitable<void> Worker::closed_slot(Phase& phase) {

@@ -22,9 +22,9 @@ namespace sb::engine {
 // except the `next` index counter.
 struct Phase {
   bool warmup = false;
-  uint64_t first_index = 0;         // request ids in [first_index, end_index)
-  uint64_t end_index = UINT64_MAX;  // UINT64_MAX: bounded by stop_at only
-  TimePoint start;                  // phase start: schedule offsets count from here
+  uint64_t first_index = 0;              // request ids in [first_index, end_index)
+  uint64_t end_index = UINT64_MAX;       // UINT64_MAX: bounded by stop_at only
+  TimePoint start;                       // phase start: schedule offsets count from here
   TimePoint stop_at = TimePoint::max();  // no request is issued at or after this instant
   LoadMode mode = LoadMode::closed;
   const std::vector<Nanos>* schedule = nullptr;  // open loop: offset of request first_index + k
@@ -57,12 +57,13 @@ class Worker {
     const net::ClientContext& client;
     const workload::PromptSource& prompts;
     TimePoint run_start;
-    const RecordSink& sink;  // called on the worker thread as each request ends; thread-safe
+    const RecordSink& sink;         // called on the worker thread as each request ends; thread-safe
     const std::atomic<bool>& stop;  // set on interrupt: issue nothing more
     // Several endpoints (EngineConfig::extra_endpoints): clients[i] serves endpoint i
     // (clients[0] is `client`), picker chooses one per request. Null: `client` only.
     const std::vector<const net::ClientContext*>* clients = nullptr;
     EndpointPicker* picker = nullptr;
+    bool keep_records = true;  // false: records go to `sink` only (RunHooks::keep_records)
   };
   Worker(int index, int worker_count, Shared shared);
   ~Worker();
@@ -76,6 +77,8 @@ class Worker {
   // Stops the event loop and joins the thread; then records() may be taken.
   void join();
   std::vector<metrics::RequestRecord>& records() { return records_; }
+  // The latest t_end_ns of this worker's requests (kept or not); 0 before any ended.
+  int64_t last_end_ns() const { return last_end_ns_; }
   const WorkerCounters& counters() const { return counters_; }
 
  private:
@@ -92,12 +95,13 @@ class Worker {
   asio::io_context io_{1};
   asio::executor_work_guard<asio::io_context::executor_type> guard_;
   std::unique_ptr<protocol::Adapter> adapter_;
-  std::vector<RequestTemplate> templates_;                    // one per endpoint
+  std::vector<RequestTemplate> templates_;                   // one per endpoint
   std::vector<std::vector<std::unique_ptr<Channel>>> idle_;  // per endpoint
   std::vector<Channel*> active_;
   bool cancelled_ = false;
   bool keep_text_ = false;  // record output_text: asked for, or needed to score quality
   std::vector<metrics::RequestRecord> records_;
+  int64_t last_end_ns_ = 0;
   WorkerCounters counters_;
   int64_t in_flight_ = 0;
   asio::steady_timer slot_freed_;

@@ -1,7 +1,8 @@
 #pragma once
 // One run folder from the results of many ranks (DESIGN §3 output contract, extended).
 //
-// Folder layout of a distributed run (`mpirun -np N servebench prof -o DIR ...`):
+// Folder layout of a distributed run (`mpirun -np N servebench prof -o DIR ...`, and each run
+// folder of a sweep or plan under mpirun):
 //   DIR/mpi.json               written by rank 0 before the load starts: world size, every
 //                              rank's host and clock offset, the run's info (config, SLO, ...)
 //   DIR/rank-<r>/rank.json     rank r's state: "running" at start, then "done" or "failed"

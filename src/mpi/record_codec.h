@@ -1,6 +1,6 @@
 #pragma once
 // A compact binary form of request records, for shipping a rank's results to rank 0
-// (src/mpi/distributed_prof.cc). Lossless for every RequestRecord field; about 110 bytes
+// (src/mpi/distributed_run.cc). Lossless for every RequestRecord field; about 110 bytes
 // plus 4 per ITL gap per record, against ~3x that as requests.jsonl text.
 //
 // Layout: "SBR1" magic, u64 count, then per record the fixed-size fields in declaration

@@ -1,5 +1,6 @@
 #include "plan/execute_run.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
@@ -21,6 +22,45 @@ std::optional<double> stat(const metrics::Distribution& d, double metrics::Distr
   return d.*field;
 }
 
+}  // namespace
+
+RunSimulators::RunSimulators(const RunSpec& spec) {
+  if (spec.sim_preset.empty()) return;
+  for (int i = 0; i < std::max(1, spec.sim_replicas); ++i) {
+    sim::SimConfig sc = sim::preset_config(spec.sim_preset);
+    sc.host = "127.0.0.1";
+    sc.port = 0;
+    sc.time_scale = spec.sim_time_scale;
+    sc.trace_in_memory = false;
+    sc.seed += static_cast<uint64_t>(i);
+    servers_.push_back(std::make_unique<sim::Server>(sc));
+    servers_.back()->start();
+    urls_.push_back(servers_.back()->url());
+  }
+}
+
+RunSimulators::~RunSimulators() {
+  stop();
+}
+
+void RunSimulators::stop() {
+  for (auto& s : servers_) s->stop();
+}
+
+engine::EngineConfig resolve_engine(const RunSpec& spec, const std::vector<std::string>& sim_urls) {
+  engine::EngineConfig e = spec.engine;
+  if (spec.provider) {
+    apply_provider(*spec.provider, sim_urls, e);
+  } else if (!sim_urls.empty()) {
+    e.client.url = net::parse_url(sim_urls[0]);
+    e.extra_endpoints.clear();
+    for (size_t i = 1; i < sim_urls.size(); ++i)
+      e.extra_endpoints.push_back(net::parse_url(sim_urls[i]));
+  }
+  engine::validate(e);
+  return e;
+}
+
 metrics::RunInfo run_info(const RunSpec& spec, const engine::EngineConfig& e,
                           const engine::RunResult& r) {
   metrics::RunInfo info = engine::run_info(e, r, spec.sim_preset, spec.slo);
@@ -28,7 +68,26 @@ metrics::RunInfo run_info(const RunSpec& spec, const engine::EngineConfig& e,
   return info;
 }
 
-}  // namespace
+RunOutcome outcome_of(metrics::RunSummary summary, bool interrupted, const metrics::Slo& slo) {
+  RunOutcome out;
+  out.headline = headline_of(summary);
+  out.slo_met = slo_met(summary, slo);
+  out.summary = std::move(summary);
+  out.interrupted = interrupted;
+  out.ok = !interrupted;
+  if (interrupted) {
+    out.exit_code = static_cast<int>(ExitCode::interrupted);
+    out.error = "interrupted";
+  } else if (out.headline.ok == 0 && out.headline.requests > 0) {
+    const auto& errs = out.summary->errors;
+    if (errs.count("connect_error") && errs.at("connect_error") == out.headline.requests) {
+      out.ok = false;
+      out.exit_code = static_cast<int>(ExitCode::unreachable);
+      out.error = "the target was unreachable: every request failed to connect";
+    }
+  }
+  return out;
+}
 
 Headline headline_of(const metrics::RunSummary& s) {
   Headline h;
@@ -59,33 +118,9 @@ bool slo_met(const metrics::RunSummary& s, const metrics::Slo& slo) {
 
 RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop) {
   RunOutcome out;
-  std::vector<std::unique_ptr<sim::Server>> sims;
   try {
-    engine::EngineConfig e = spec.engine;
-    std::vector<std::string> sim_urls;
-    if (!spec.sim_preset.empty()) {
-      for (int i = 0; i < std::max(1, spec.sim_replicas); ++i) {
-        sim::SimConfig sc = sim::preset_config(spec.sim_preset);
-        sc.host = "127.0.0.1";
-        sc.port = 0;
-        sc.time_scale = spec.sim_time_scale;
-        sc.trace_in_memory = false;
-        sc.seed += static_cast<uint64_t>(i);
-        sims.push_back(std::make_unique<sim::Server>(sc));
-        sims.back()->start();
-        sim_urls.push_back(sims.back()->url());
-      }
-    }
-    if (spec.provider) {
-      apply_provider(*spec.provider, sim_urls, e);
-    } else if (!sim_urls.empty()) {
-      e.client.url = net::parse_url(sim_urls[0]);
-      e.extra_endpoints.clear();
-      for (size_t i = 1; i < sim_urls.size(); ++i)
-        e.extra_endpoints.push_back(net::parse_url(sim_urls[i]));
-    }
-    engine::validate(e);
-
+    RunSimulators sims(spec);
+    const engine::EngineConfig e = resolve_engine(spec, sims.urls());
     std::error_code ec;
     std::filesystem::create_directories(spec.dir, ec);
     if (ec) throw usage_error(fmt::format("cannot create '{}' ({})", spec.dir, ec.message()));
@@ -95,25 +130,11 @@ RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop) {
     hooks.stop = stop;
     engine::RunResult result = engine::run_benchmark(e, hooks);
     log.close();
-    for (auto& s : sims) s->stop();
+    sims.stop();
     const metrics::RunInfo info = run_info(spec, e, result);
     metrics::RunSummary summary = metrics::summarize_run(result.records, info);
     report::write_run_outputs(spec.dir, summary, info);
-    out.headline = headline_of(summary);
-    out.summary = std::move(summary);
-    out.interrupted = result.interrupted;
-    out.ok = !result.interrupted;
-    if (result.interrupted) {
-      out.exit_code = static_cast<int>(ExitCode::interrupted);
-      out.error = "interrupted";
-    } else if (out.headline.ok == 0 && out.headline.requests > 0) {
-      const auto& errs = out.summary->errors;
-      if (errs.count("connect_error") && errs.at("connect_error") == out.headline.requests) {
-        out.ok = false;
-        out.exit_code = static_cast<int>(ExitCode::unreachable);
-        out.error = "the target was unreachable: every request failed to connect";
-      }
-    }
+    out = outcome_of(std::move(summary), result.interrupted, spec.slo);
   } catch (const Error& err) {
     out.ok = false;
     out.exit_code = static_cast<int>(err.code());
@@ -123,7 +144,6 @@ RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop) {
     out.exit_code = static_cast<int>(ExitCode::failure);
     out.error = fmt::format("internal error: {}", err.what());
   }
-  for (auto& s : sims) s->stop();
   return out;
 }
 

@@ -3,8 +3,10 @@
 // summary.json, summary.csv), for `sweep` and `run`. Starts the run's simulators when the
 // target is a simulator preset, and stops them after.
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +14,13 @@
 #include "metrics/goodput.h"
 #include "metrics/run_summary.h"
 #include "plan/providers.h"
+
+namespace sb::sim {
+class Server;
+}
+namespace sb::engine {
+struct RunResult;
+}
 
 namespace sb::plan {
 
@@ -45,9 +54,39 @@ struct RunOutcome {
   bool interrupted = false;
   std::optional<metrics::RunSummary> summary;
   Headline headline;
+  bool slo_met = false;  // slo_met(*summary, spec.slo); false when nothing was measured
 };
 
 // Never throws for a failing target: the failure is in the outcome.
 RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop);
+
+// The steps of execute_run, for an executor that splits a run over processes
+// (src/mpi/distributed_plan.cc).
+
+// The simulators of a run whose target is a preset (spec.sim_preset, sim_replicas of them on
+// 127.0.0.1, ephemeral ports); none otherwise. Throws sb::Error when one cannot start.
+class RunSimulators {
+ public:
+  explicit RunSimulators(const RunSpec& spec);
+  ~RunSimulators();  // stops them
+  RunSimulators(const RunSimulators&) = delete;
+  RunSimulators& operator=(const RunSimulators&) = delete;
+  const std::vector<std::string>& urls() const { return urls_; }
+  void stop();
+
+ private:
+  std::vector<std::unique_ptr<sim::Server>> servers_;
+  std::vector<std::string> urls_;
+};
+
+// spec.engine pointed at its target (the provider, else the simulators at `sim_urls`) and
+// validated. Throws sb::Error (usage).
+engine::EngineConfig resolve_engine(const RunSpec& spec, const std::vector<std::string>& sim_urls);
+// What summary.json reports about a run of `spec`: engine::run_info plus the spec's labels.
+metrics::RunInfo run_info(const RunSpec& spec, const engine::EngineConfig& engine,
+                          const engine::RunResult& result);
+// The outcome of a run that was measured and written: its headline and SLO verdict, ok
+// unless interrupted or every request failed to connect (then exit code unreachable).
+RunOutcome outcome_of(metrics::RunSummary summary, bool interrupted, const metrics::Slo& slo);
 
 }  // namespace sb::plan

@@ -16,6 +16,9 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* const kScenarios[] = {"chat", "long", "mixed"};
+// Bounds that keep the int fields from wrapping and a plan from expanding without end.
+constexpr int64_t kMaxSteps = 1000;      // ramp steps, rate_search steps
+constexpr int64_t kMaxWorkers = 100000;  // defaults.workers
 
 std::vector<std::string> goodput_list(const YamlContext& ctx, const YAML::Node& map,
                                       const std::string& field) {
@@ -51,7 +54,10 @@ RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
   d.cooldown_s = get_duration_s(ctx, n, "cooldown", "defaults.cooldown").value_or(0);
   d.sim_time_scale =
       get_number(ctx, n, "sim_time_scale", "defaults.sim_time_scale", 1e-6).value_or(1);
-  d.workers = static_cast<int>(get_int(ctx, n, "workers", "defaults.workers", 0).value_or(0));
+  const int64_t workers = get_int(ctx, n, "workers", "defaults.workers", 0).value_or(0);
+  if (workers > kMaxWorkers)
+    yaml_fail(ctx, n["workers"], "defaults.workers", fmt::format("at most {}", kMaxWorkers));
+  d.workers = static_cast<int>(workers);
   d.seed = static_cast<uint64_t>(get_int(ctx, n, "seed", "defaults.seed", 0).value_or(0));
   d.timeout_s = get_duration_s(ctx, n, "timeout", "defaults.timeout").value_or(600);
   d.max_error_rate =
@@ -161,7 +167,10 @@ Stage parse_stage(const YamlContext& ctx, const YAML::Node& n, size_t index) {
     RateSearchOptions o;
     o.low = get_number(ctx, rs, "low", fr + ".low", 1e-6).value_or(0);
     o.high = get_number(ctx, rs, "high", fr + ".high", 1e-6).value_or(0);
-    o.steps = static_cast<int>(get_int(ctx, rs, "steps", fr + ".steps", 1).value_or(4));
+    const int64_t steps = get_int(ctx, rs, "steps", fr + ".steps", 1).value_or(4);
+    if (steps > kMaxSteps)
+      yaml_fail(ctx, rs["steps"], fr + ".steps", fmt::format("at most {} steps", kMaxSteps));
+    o.steps = static_cast<int>(steps);
     if (o.low <= 0) yaml_fail(ctx, rs, fr + ".low", "missing: the lowest rate (requests/s) to try");
     if (o.high <= o.low)
       yaml_fail(ctx, rs["high"] ? rs["high"] : rs, fr + ".high", "missing or not above low");
@@ -185,8 +194,12 @@ Stage parse_stage(const YamlContext& ctx, const YAML::Node& n, size_t index) {
       if (!to || *to <= *from)
         yaml_fail(ctx, n["to"] ? n["to"] : n, f + ".to", "missing or not above from");
       const int64_t steps = get_int(ctx, n, "steps", f + ".steps", 2).value_or(5);
+      if (steps > kMaxSteps)
+        yaml_fail(ctx, n["steps"], f + ".steps", fmt::format("at most {} steps", kMaxSteps));
+      // from + (to - from) * i / (steps - 1), without overflowing (to - from) * i.
+      const int64_t span = *to - *from, q = span / (steps - 1), r = span % (steps - 1);
       for (int64_t i = 0; i < steps; ++i) {
-        const int64_t c = *from + (*to - *from) * i / (steps - 1);
+        const int64_t c = *from + q * i + r * i / (steps - 1);
         if (s.concurrency.empty() || c > s.concurrency.back()) s.concurrency.push_back(c);
       }
     }

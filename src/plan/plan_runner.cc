@@ -30,6 +30,19 @@ void cooldown(double s, const std::atomic<bool>* stop) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
+RunExecutor& executor_of(RunExecutor* e) {
+  static RunExecutor local;  // stateless: runs in this process
+  return e ? *e : local;
+}
+
+bool leads(const StageRunContext& ctx) {
+  return executor_of(ctx.executor).leader();
+}
+
+void write_index(const StageRunContext& ctx, bool finished) {
+  if (leads(ctx)) ctx.index->write(finished);
+}
+
 int64_t scaled(int64_t n, double scale) {
   return n <= 0 ? n
                 : std::max<int64_t>(
@@ -71,7 +84,7 @@ std::optional<LevelMeasure> run_level(const Stage& stage, const StageTarget& t,
   spec.labels["stage_kind"] = std::string(to_string(stage.kind));
   if (t.cold_start_s) spec.labels["cold_start_s"] = *t.cold_start_s;
 
-  const RunOutcome out = execute_run(spec, ctx.stop);
+  const RunOutcome out = executor_of(ctx.executor).execute(spec, ctx.stop);
   ++ctx.runs_done;
   IndexRow row;
   row.provider = t.provider;
@@ -85,18 +98,18 @@ std::optional<LevelMeasure> run_level(const Stage& stage, const StageTarget& t,
   row.headline = out.headline;
   row.status = out.ok ? "ok" : out.interrupted ? "interrupted" : "failed";
   row.error = out.error;
-  row.slo_met = out.summary && slo_met(*out.summary, spec.slo);
+  row.slo_met = out.slo_met;
   ctx.index->add(row);
-  ctx.index->write(false);
+  write_index(ctx, false);
 
   const std::string what = fmt::format(
       "{} {}{}{} {}", t.provider, t.scenario.empty() ? "" : t.scenario + " ", stage.name, "",
       rate ? fmt::format("rate={:g}/s", level) : fmt::format("c={:g}", level));
   if (!out.ok) {
-    fmt::print(stderr, "servebench: run {} failed: {}\n", what, out.error);
+    if (leads(ctx)) fmt::print(stderr, "servebench: run {} failed: {}\n", what, out.error);
     if (ctx.first_failure == 0) ctx.first_failure = out.exit_code != 0 ? out.exit_code : 1;
     if (out.exit_code == static_cast<int>(ExitCode::unreachable)) ctx.target_dead = true;
-  } else if (!ctx.quiet) {
+  } else if (!ctx.quiet && leads(ctx)) {
     const Headline& h = out.headline;
     fmt::print(stderr,
                "servebench: {:<40} {:>8.2f} req/s  p99 e2e {:>8.0f} ms  p99 ttft {:>7.0f} ms  "
@@ -164,8 +177,8 @@ void run_stage(const Stage& stage, const StageTarget& t, StageRunContext& ctx) {
     return;
   }
   ctx.index->add(search);
-  ctx.index->write(false);
-  if (!ctx.quiet)
+  write_index(ctx, false);
+  if (!ctx.quiet && leads(ctx))
     fmt::print(stderr,
                "servebench: {} {} {}: {} stopped ({}): knee {}, peak {:.2f} req/s at {:g}, max "
                "stable {}\n",
@@ -176,15 +189,20 @@ void run_stage(const Stage& stage, const StageTarget& t, StageRunContext& ctx) {
 }
 
 int run_plan(const Plan& plan, const PlanRunOptions& o) {
-  std::error_code ec;
-  if (fs::exists(fs::path(o.output_dir) / "index.json"))
-    throw usage_error(fmt::format(
-        "-o {}: the folder already holds a plan's results; give a new folder", o.output_dir));
-  fs::create_directories(o.output_dir, ec);
-  if (ec)
-    throw usage_error(fmt::format("-o {}: cannot create it ({})", o.output_dir, ec.message()));
+  RunExecutor& exec = executor_of(o.executor);
+  const bool leader = exec.leader();
   PlanIndex index(o.output_dir, plan.name);
-  index.write(false);
+  exec.on_leader([&] {
+    std::error_code ec;
+    if (fs::exists(fs::path(o.output_dir) / "index.json"))
+      throw usage_error(fmt::format(
+          "-o {}: the folder already holds a plan's results; give a new folder", o.output_dir));
+    fs::create_directories(o.output_dir, ec);
+    if (ec)
+      throw usage_error(fmt::format("-o {}: cannot create it ({})", o.output_dir, ec.message()));
+    index.write(false);
+    return std::string();
+  });
 
   const RunDefaults& d = plan.defaults;
   StageRunContext ctx;
@@ -194,6 +212,7 @@ int run_plan(const Plan& plan, const PlanRunOptions& o) {
   ctx.quiet = o.quiet;
   ctx.stop = o.stop;
   ctx.index = &index;
+  ctx.executor = o.executor;
   const std::vector<std::string> scenarios =
       plan.scenarios.empty() ? std::vector<std::string>{""} : plan.scenarios;
 
@@ -223,20 +242,22 @@ int run_plan(const Plan& plan, const PlanRunOptions& o) {
     t.base.sim_replicas = p.sim_replicas;
     t.base.sim_time_scale = o.sim_time_scale.value_or(d.sim_time_scale);
 
-    std::unique_ptr<Launcher> launcher;
+    std::unique_ptr<Launcher> launcher;  // the leader's only: one server for every process
     if (p.launch) {
-      launcher = std::make_unique<Launcher>(
-          *p.launch, (fs::path(o.output_dir) / (p.id + "-launch.log")).string());
-      if (!o.quiet)
+      if (leader)
+        launcher = std::make_unique<Launcher>(
+            *p.launch, (fs::path(o.output_dir) / (p.id + "-launch.log")).string());
+      if (!o.quiet && leader)
         fmt::print(stderr, "servebench: launching provider {}: waiting for {}\n", p.name,
                    p.launch->ready_url);
       try {
-        t.cold_start_s = launcher->start();
-        if (!o.quiet)
+        t.cold_start_s =
+            std::stod(exec.on_leader([&] { return fmt::format("{}", launcher->start()); }));
+        if (!o.quiet && leader)
           fmt::print(stderr, "servebench: provider {} ready after {:.2f} s (cold start)\n", p.name,
                      *t.cold_start_s);
       } catch (const Error& err) {
-        fmt::print(stderr, "servebench: provider {}: {}\n", p.name, err.what());
+        if (leader) fmt::print(stderr, "servebench: provider {}: {}\n", p.name, err.what());
         IndexRow row;
         row.provider = p.name;
         row.stage = "launch";
@@ -246,7 +267,7 @@ int run_plan(const Plan& plan, const PlanRunOptions& o) {
         row.slo_met = false;
         row.error = err.what();
         index.add(row);
-        index.write(false);
+        if (leader) index.write(false);
         if (ctx.first_failure == 0) ctx.first_failure = static_cast<int>(err.code());
         continue;
       }
@@ -264,10 +285,12 @@ int run_plan(const Plan& plan, const PlanRunOptions& o) {
     }
     if (launcher) launcher->stop();
   }
-  index.write(true);
-  if (!o.quiet) fmt::print("{}", index.comparison_table());
-  fmt::print(stderr, "servebench: plan '{}': {} runs, index in {}/index.json and index.csv\n",
-             plan.name, index.runs().size(), o.output_dir);
+  if (leader) {
+    index.write(true);
+    if (!o.quiet) fmt::print("{}", index.comparison_table());
+    fmt::print(stderr, "servebench: plan '{}': {} runs, index in {}/index.json and index.csv\n",
+               plan.name, index.runs().size(), o.output_dir);
+  }
   if (stopped(o.stop)) return static_cast<int>(ExitCode::interrupted);
   return ctx.first_failure;
 }

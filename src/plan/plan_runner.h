@@ -4,6 +4,8 @@
 // A failing run is recorded (status failed, its error) and the plan goes on with the next
 // provider when the target is dead (launch failed, unreachable), else with the next run;
 // completed runs are always kept. The exit code is the first failure's (0: all ok).
+// Runs happen through a RunExecutor (run_executor.h): this process by default, or split over
+// the ranks of an mpirun job, where every rank calls run_plan / run_stage alike.
 #include <atomic>
 #include <optional>
 #include <string>
@@ -11,6 +13,7 @@
 #include "plan/execute_run.h"
 #include "plan/plan.h"
 #include "plan/plan_index.h"
+#include "plan/run_executor.h"
 
 namespace sb::plan {
 
@@ -20,6 +23,7 @@ struct PlanRunOptions {
   double scale = 1.0;                    // multiplies every run's requests, warm-up, duration
   bool quiet = false;
   const std::atomic<bool>* stop = nullptr;
+  RunExecutor* executor = nullptr;  // null: every run in this process
 };
 
 // Returns the exit code. Throws sb::Error(usage) for an output folder that cannot be used.
@@ -41,9 +45,10 @@ struct StageRunContext {
   double scale = 1.0;
   bool quiet = false;
   const std::atomic<bool>* stop = nullptr;
-  PlanIndex* index = nullptr;
-  int first_failure = 0;     // exit code of the first failed run
-  bool target_dead = false;  // unreachable: skip the target's remaining runs
+  PlanIndex* index = nullptr;       // written by the executor's leader only
+  RunExecutor* executor = nullptr;  // null: every run in this process
+  int first_failure = 0;            // exit code of the first failed run
+  bool target_dead = false;         // unreachable: skip the target's remaining runs
 };
 
 void run_stage(const Stage& stage, const StageTarget& target, StageRunContext& ctx);

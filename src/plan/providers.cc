@@ -95,10 +95,11 @@ Provider parse_one(const YamlContext& ctx, const YAML::Node& n, size_t index) {
     }
     p.sim = *sim;
   }
-  p.sim_replicas =
-      static_cast<int>(get_int(ctx, n, "sim_replicas", fi + ".sim_replicas", 1).value_or(1));
-  if (p.sim_replicas > 64)
+  // Checked before the cast to int (2147483648 would wrap to a negative count).
+  const int64_t replicas = get_int(ctx, n, "sim_replicas", fi + ".sim_replicas", 1).value_or(1);
+  if (replicas > 64)
     yaml_fail(ctx, n["sim_replicas"], fi + ".sim_replicas", "at most 64 simulators");
+  p.sim_replicas = static_cast<int>(replicas);
   if (n["sim_replicas"] && p.sim.empty())
     yaml_fail(ctx, n["sim_replicas"], fi + ".sim_replicas", "only with `sim: PRESET`");
   if (const YAML::Node l = n["launch"]) {
@@ -154,15 +155,27 @@ std::vector<Provider> parse_providers(const YamlContext& ctx, const YAML::Node& 
   return out;
 }
 
-std::vector<Provider> load_providers_file(const std::string& path) {
-  const YAML::Node root = load_yaml_file(path);
-  const YamlContext ctx{path};
+namespace {
+
+// A providers.yaml document: `providers: [...]` or a bare list.
+std::vector<Provider> parse_providers_root(const YAML::Node& root, const std::string& file) {
+  const YamlContext ctx{file};
   if (root.IsMap()) {
     check_keys(ctx, root, "", {"providers"});
     if (!root["providers"]) yaml_fail(ctx, root, "providers", "missing");
     return parse_providers(ctx, root["providers"]);
   }
   return parse_providers(ctx, root);
+}
+
+}  // namespace
+
+std::vector<Provider> load_providers_file(const std::string& path) {
+  return parse_providers_root(load_yaml_file(path), path);
+}
+
+std::vector<Provider> parse_providers_text(std::string_view yaml_text, const std::string& file) {
+  return parse_providers_root(load_yaml_text(yaml_text, file), file);
 }
 
 void apply_provider(const Provider& p, const std::vector<std::string>& sim_urls,

@@ -27,6 +27,7 @@
 // stops it after them (SIGTERM to its process group, SIGKILL after stop_grace).
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -62,6 +63,8 @@ struct Provider {
 std::vector<Provider> parse_providers(const YamlContext& ctx, const YAML::Node& list);
 // Loads providers.yaml.
 std::vector<Provider> load_providers_file(const std::string& path);
+// The same from YAML text (tests, fuzzing); `file` names it in messages.
+std::vector<Provider> parse_providers_text(std::string_view yaml_text, const std::string& file);
 
 // Points `engine` at the provider: URL(s), load balancer, API, model, headers, key (from
 // api_key or api_key_env; throws sb::Error(usage) when the variable is unset). For a sim

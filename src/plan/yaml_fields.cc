@@ -31,6 +31,15 @@ YAML::Node load_yaml_file(const std::string& path) {
   }
 }
 
+YAML::Node load_yaml_text(std::string_view text, const std::string& file) {
+  try {
+    return YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    throw usage_error(fmt::format("{}:{}:{}: YAML syntax error: {}", file, e.mark.line + 1,
+                                  e.mark.column + 1, e.msg));
+  }
+}
+
 void check_keys(const YamlContext& ctx, const YAML::Node& map, const std::string& field,
                 const std::set<std::string>& allowed) {
   if (!map.IsMap()) yaml_fail(ctx, map, field, "expected a mapping (key: value lines)");

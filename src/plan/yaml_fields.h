@@ -25,6 +25,8 @@ std::string yaml_where(const YamlContext& ctx, const YAML::Node& at);
 
 // Loads a YAML file; a syntax error becomes "FILE:LINE:COL: YAML syntax error: ...".
 YAML::Node load_yaml_file(const std::string& path);
+// The same for YAML text; `file` names it in messages.
+YAML::Node load_yaml_text(std::string_view text, const std::string& file);
 
 // Unknown keys of a mapping are errors (a typo must not be silently ignored).
 void check_keys(const YamlContext& ctx, const YAML::Node& map, const std::string& field,

@@ -70,7 +70,9 @@ void append_request_jsonl(std::string& out, const RequestRecord& r) {
   for (size_t i = 0; i < r.itl_ms.size(); ++i) {
     if (i) out += ',';
     const float v = r.itl_ms[i];
-    if (std::isfinite(v))
+    if (v == 0)
+      out += '0';  // -0 too: "-0" would read back as the integer 0, not as -0
+    else if (std::isfinite(v))
       fmt::format_to(it, "{}", v);
     else
       out += "null";

@@ -3,22 +3,18 @@
 // test process so its trace shows what the server received.
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <string>
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <nlohmann/json.hpp>
 
 #include "load/arrival_schedule.h"
 #include "metrics/run_summary.h"
-#include "report/request_jsonl.h"
+#include "mpirun_helpers.h"
 #include "sim/server.h"
 
 namespace sb {
@@ -27,46 +23,14 @@ namespace {
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
-struct Cmd {
-  int code = -1;
-  std::string out;
-};
-
-Cmd run_shell(const std::string& cmd) {
-  Cmd r;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-// Open MPI settings that work in containers, as root, on one host with few cores.
-const char* kMpiEnv =
-    "OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none "
-    "OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_ALLOW_RUN_AS_ROOT=1 "
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm_rsh_agent=";
-
-std::string fmt_cmd(int np, const std::string& args, const std::string& extra_env) {
-  return std::string("env ") + kMpiEnv + " " + extra_env + " " + SERVEBENCH_MPIEXEC +
-         " --allow-run-as-root --oversubscribe -np " + std::to_string(np) + " " +
-         SERVEBENCH_BINARY + " " + args;
-}
-
-Cmd mpirun(int np, const std::string& args, const std::string& extra_env = "") {
-  return run_shell(fmt_cmd(np, args, extra_env));
-}
+using mpitest::Cmd;
+using mpitest::mpirun;
+using mpitest::run_shell;
 
 class Distributed : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (std::getenv("SERVEBENCH_SANITIZED"))
-      GTEST_SKIP() << "MPI runtime leaks are not ours; the MPI tests run in the plain build";
-    if (run_shell(std::string(SERVEBENCH_MPIEXEC) + " --version").code != 0)
-      GTEST_SKIP() << "no mpirun";
+    if (const std::string why = mpitest::skip_reason(); !why.empty()) GTEST_SKIP() << why;
     sim::SimConfig c = sim::preset_config("instant");
     c.host = "127.0.0.1";
     c.port = 0;
@@ -95,28 +59,9 @@ class Distributed : public ::testing::Test {
   fs::path dir_;
 };
 
-json read_json(const fs::path& p) {
-  std::ifstream in(p);
-  EXPECT_TRUE(in.good()) << p;
-  return json::parse(in, nullptr, false);
-}
-
-struct Lines {
-  std::vector<metrics::RequestRecord> records;
-  std::vector<int> ranks;
-};
-
-Lines read_requests(const fs::path& p) {
-  Lines out;
-  std::ifstream in(p);
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty()) continue;
-    out.records.push_back(report::parse_request_jsonl(line));
-    const json j = json::parse(line);
-    out.ranks.push_back(j.value("rank", -1));
-  }
-  return out;
-}
+using mpitest::Lines;
+using mpitest::read_json;
+using mpitest::read_requests;
 
 double at(const json& s, const char* metric, const char* stat) {
   return s["metrics"][metric][stat].get<double>();

@@ -1,0 +1,42 @@
+#pragma once
+// Where the runs of a plan or sweep happen: the seam between plan_runner (which runs, in
+// which order, what their results decide) and the process or processes that carry them out.
+// This class itself is the single-process executor: every run in this process
+// (execute_run). Under mpirun, src/mpi/distributed_plan.h supplies one in which every rank
+// walks the same plan: each run is split over the ranks and merged on rank 0, and every rank
+// is handed rank 0's outcome, so each decision taken from outcomes (saturation search, rate
+// bisection, skipping a dead target) comes out the same on every rank without being sent.
+//
+// Contract for callers (plan_runner, the sweep and run commands): outside these calls, do
+// only what every process does alike, and leave files and output to the leader.
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "plan/execute_run.h"
+
+namespace sb::plan {
+
+class RunExecutor {
+ public:
+  virtual ~RunExecutor() = default;
+
+  // Whether this process writes the plan's own files (index.json / index.csv, launch logs)
+  // and prints its lines; false on the ranks that follow rank 0.
+  virtual bool leader() const { return true; }
+
+  // One run into spec.dir. `stop` is the plan's stop flag (see plan_stop).
+  virtual RunOutcome execute(const RunSpec& spec, const std::atomic<bool>* stop) {
+    return execute_run(spec, stop);
+  }
+
+  // Runs `f` on the leader only (starting a provider's server, choosing the output folder);
+  // every process gets its result, or its sb::Error thrown.
+  virtual std::string on_leader(const std::function<std::string()>& f) { return f(); }
+
+  // The stop flag the plan checks between runs, given this process's signal flag: that flag
+  // itself here; under mpirun one that every rank updates alike after each call above.
+  virtual const std::atomic<bool>* plan_stop(const std::atomic<bool>* signal) { return signal; }
+};
+
+}  // namespace sb::plan

@@ -1,0 +1,34 @@
+#include "report/request_log_read.h"
+
+#include <algorithm>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "report/request_jsonl.h"
+
+namespace sb::report {
+
+RequestLogContents read_request_log(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw usage_error(fmt::format("cannot read {}", path));
+  RequestLogContents out;
+  int64_t line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    try {
+      out.records.push_back(parse_request_jsonl(line));
+    } catch (const std::exception& e) {
+      ++out.skipped_lines;
+      if (out.first_error.empty()) out.first_error = fmt::format("line {}: {}", line_no, e.what());
+      out.last_line_cut = in.eof();  // getline hit the end without a newline
+    }
+  }
+  std::sort(out.records.begin(), out.records.end(),
+            [](const auto& a, const auto& b) { return a.id < b.id; });
+  return out;
+}
+
+}  // namespace sb::report
