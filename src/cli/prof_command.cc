@@ -37,16 +37,6 @@ metrics::RunInfo run_info(const ProfConfig& pc, const engine::RunResult& r) {
 
 namespace {
 
-// The run's records, from the requests.jsonl it just wrote (every line is whole: the log
-// is closed); a line that does not read back is a bug, said rather than hidden.
-std::vector<metrics::RequestRecord> read_back(const std::string& path) {
-  report::RequestLogContents c = report::read_request_log(path);
-  if (c.skipped_lines > 0)
-    fmt::print(stderr, "servebench: warning: {} line(s) of {} did not read back ({})\n",
-               c.skipped_lines, path, c.first_error);
-  return std::move(c.records);
-}
-
 int run_prof(const ProfFlags& flags) {
   ProfConfig pc = to_prof_config(flags);
 
@@ -91,7 +81,7 @@ int run_prof(const ProfFlags& flags) {
   engine::RunResult result = engine::run_benchmark(pc.engine, hooks);
   progress.finish();
   log.close();
-  result.records = read_back(log.path());
+  result.records = report::read_back_run_records(log.path());
   nlohmann::json telemetry_json = telemetry.finish(dir);
   if (simulator) simulator->stop();
 

@@ -11,6 +11,7 @@
 #include "engine/engine.h"
 #include "net/url.h"
 #include "report/request_log.h"
+#include "report/request_log_read.h"
 #include "report/run_outputs.h"
 #include "sim/server.h"
 
@@ -127,9 +128,11 @@ RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop) {
     report::RequestLog log(spec.dir);
     engine::RunHooks hooks;
     hooks.on_record = [&log](const metrics::RequestRecord& r) { log.append(r); };
+    hooks.keep_records = false;  // a soak stage's memory stays flat; read back below
     hooks.stop = stop;
     engine::RunResult result = engine::run_benchmark(e, hooks);
     log.close();
+    result.records = report::read_back_run_records(log.path());
     sims.stop();
     const metrics::RunInfo info = run_info(spec, e, result);
     metrics::RunSummary summary = metrics::summarize_run(result.records, info);

@@ -31,4 +31,12 @@ RequestLogContents read_request_log(const std::string& path) {
   return out;
 }
 
+std::vector<metrics::RequestRecord> read_back_run_records(const std::string& path) {
+  RequestLogContents c = read_request_log(path);
+  if (c.skipped_lines > 0)
+    fmt::print(stderr, "servebench: warning: {} line(s) of {} did not read back ({})\n",
+               c.skipped_lines, path, c.first_error);
+  return std::move(c.records);
+}
+
 }  // namespace sb::report

@@ -24,4 +24,9 @@ struct RequestLogContents {
 // Throws sb::Error (usage) naming the path when the file cannot be opened.
 RequestLogContents read_request_log(const std::string& path);
 
+// A run's own records at its end, from the requests.jsonl it has just written and closed
+// (RunHooks::keep_records = false). Every line is whole then, so a line that does not read
+// back is a bug: it is said on stderr rather than hidden.
+std::vector<metrics::RequestRecord> read_back_run_records(const std::string& path);
+
 }  // namespace sb::report
