@@ -20,16 +20,19 @@ int64_t start_ns(const RequestRecord& r) {
 std::vector<TimeBucket> build_timeseries(const std::vector<const RequestRecord*>& records,
                                          double interval_ms) {
   if (!(interval_ms > 0) || records.empty()) return {};
+  int64_t latest = kNoTime;
+  for (const RequestRecord* r : records)
+    for (int64_t t : {start_ns(*r), r->t_first_ns, r->t_end_ns}) latest = std::max(latest, t);
+  if (latest == kNoTime) return {};
+  // Widen to the smallest whole multiple of the interval that keeps the series bounded.
+  const double spans = static_cast<double>(std::max<int64_t>(latest, 0)) / (interval_ms * 1e6);
+  if (spans >= static_cast<double>(kMaxTimeBuckets))
+    interval_ms *= std::floor(spans / static_cast<double>(kMaxTimeBuckets - 1)) + 1;
   const double interval_ns = interval_ms * 1e6;
   // Bucket of an instant; negative instants (none expected) go to bucket 0.
   auto bucket_of = [&](int64_t t) -> size_t {
     return t <= 0 ? 0 : static_cast<size_t>(std::floor(static_cast<double>(t) / interval_ns));
   };
-
-  int64_t latest = kNoTime;
-  for (const RequestRecord* r : records)
-    for (int64_t t : {start_ns(*r), r->t_first_ns, r->t_end_ns}) latest = std::max(latest, t);
-  if (latest == kNoTime) return {};
 
   const size_t n = bucket_of(latest) + 1;
   std::vector<TimeBucket> out(n);

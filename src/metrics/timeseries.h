@@ -36,6 +36,11 @@ struct TimeBucket {
   std::optional<double> ttft_p99_ms;
 };
 
+// At most this many buckets: a run longer than that many intervals (or a requests.jsonl
+// with a corrupt time far in the future) gets a wider interval, the smallest whole multiple
+// of the asked one that fits; t_start_s shows the spacing used.
+inline constexpr size_t kMaxTimeBuckets = 200'000;
+
 // Buckets of `interval_ms` (> 0; otherwise an empty series) over `records`.
 std::vector<TimeBucket> build_timeseries(const std::vector<const RequestRecord*>& records,
                                          double interval_ms);

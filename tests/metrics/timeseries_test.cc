@@ -1,5 +1,7 @@
 #include "metrics/timeseries.h"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "test_records.h"
@@ -58,6 +60,22 @@ TEST(Timeseries, RatesUseTheInterval) {
   ASSERT_EQ(ts.size(), 1u);
   EXPECT_DOUBLE_EQ(ts[0].requests_per_s, 4);        // 1 / 0.25
   EXPECT_DOUBLE_EQ(ts[0].output_tokens_per_s, 28);  // 7 / 0.25
+}
+
+TEST(Timeseries, AFarFutureTimeWidensTheIntervalInsteadOfExhaustingMemory) {
+  // A corrupt requests.jsonl line 9e6 s (104 days) into the run: 9e6 one-second buckets
+  // would be ~1 GB; the series widens to whole seconds that fit kMaxTimeBuckets.
+  const auto a = make_record(1, {0, 0, 100, 200, 200}, 7);
+  const auto b = make_record(2, {0, 0, 100, 200, 9'000'000'000}, 5);
+  const auto ts = build_timeseries({&a, &b}, 1000);
+  ASSERT_LE(ts.size(), kMaxTimeBuckets);
+  ASSERT_GE(ts.size(), 2u);
+  const double spacing_s = ts[1].t_start_s;
+  EXPECT_GT(spacing_s, 1);
+  EXPECT_DOUBLE_EQ(spacing_s, std::round(spacing_s));  // a whole multiple of the 1 s asked
+  EXPECT_EQ(ts[0].completed, 1);
+  EXPECT_EQ(ts.back().completed, 1);
+  EXPECT_DOUBLE_EQ(ts[0].output_tokens_per_s, 7 / spacing_s);
 }
 
 TEST(Timeseries, EmptyOrNoInterval) {
