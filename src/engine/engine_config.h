@@ -62,7 +62,7 @@ struct EngineConfig {
   int workers = 0;  // event-loop threads; 0 = one per core
   size_t max_event_bytes = size_t{1} << 20;
   bool keep_output_text =
-      false;  // fill RequestRecord::output_text (quality, tokenizer, --save-outputs)
+      false;                 // fill RequestRecord::output_text (quality, tokenizer, --save-outputs)
   bool save_outputs = false;  // keep output_text in the records (requests.jsonl "output")
   // Tokenizer of the quality scores (src/quality) when work items carry a reference.
   quality::Tokenize quality_tokenize = quality::Tokenize::automatic;

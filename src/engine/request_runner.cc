@@ -15,20 +15,13 @@ ErrorClass timeout_class(TimePoint total_deadline, TimePoint phase_deadline, boo
 
 ErrorClass net_error_class(net::NetStatus s) {
   switch (s) {
-    case net::NetStatus::ok:
-      return ErrorClass::ok;
-    case net::NetStatus::timeout:
-      return ErrorClass::timeout_total;
-    case net::NetStatus::connect_failed:
-      return ErrorClass::connect_error;
-    case net::NetStatus::reset:
-      return ErrorClass::connection_reset;
-    case net::NetStatus::closed:
-      return ErrorClass::incomplete_stream;
-    case net::NetStatus::too_large:
-      return ErrorClass::response_too_large;
-    case net::NetStatus::bad_response:
-      return ErrorClass::malformed;
+    case net::NetStatus::ok: return ErrorClass::ok;
+    case net::NetStatus::timeout: return ErrorClass::timeout_total;
+    case net::NetStatus::connect_failed: return ErrorClass::connect_error;
+    case net::NetStatus::reset: return ErrorClass::connection_reset;
+    case net::NetStatus::closed: return ErrorClass::incomplete_stream;
+    case net::NetStatus::too_large: return ErrorClass::response_too_large;
+    case net::NetStatus::bad_response: return ErrorClass::malformed;
   }
   return ErrorClass::malformed;
 }
