@@ -12,6 +12,7 @@
 
 #include "common/beast.h"
 #include "common/error.h"
+#include "net/readiness.h"
 #include "net/rx_timestamp.h"
 
 namespace sb::net {
@@ -96,6 +97,8 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
   std::optional<http::response_parser<http::buffer_body>> parser;
   std::unique_ptr<char[]> read_buffer{new char[kReadBufferBytes]};
   size_t read_begin = 0, read_end = 0;  // unparsed bytes in read_buffer
+  bool drained = false;                 // the last read emptied the socket
+  Waiter waiter;                        // plain TCP: the socket's readiness
   TimePoint read_at;                    // when those bytes arrived
   std::unique_ptr<char[]> body_buffer{new char[kBodyBufferBytes]};
   unsigned reuse = 0;
@@ -134,6 +137,7 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
     if (now >= deadline) {
       timed_out = true;
       error_code ignored;
+      waiter.detach();                      // fails a pending wait
       if (open()) socket().close(ignored);  // fails the pending operation
       return;
     }
@@ -151,6 +155,7 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
 
   void close() {
     error_code ignored;
+    waiter.detach();
     if (open()) {
       socket().shutdown(tcp::socket::shutdown_both, ignored);
       socket().close(ignored);
@@ -159,6 +164,7 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
     tcp_socket.reset();
     parser.reset();
     read_begin = read_end = 0;
+    drained = false;
     reuse = 0;
     clear_deadline();
     if (timer_armed) {
@@ -184,24 +190,33 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
       read_end += n;
       co_return ec;
     }
-    // Plain TCP: read at once when bytes are waiting (as Asio's speculative read
-    // does), else wait for readability; each read carries the kernel's receive
-    // stamp, so a late event loop does not delay the recorded arrival.
+    // Plain TCP: each read carries the kernel's receive stamp, so a late event
+    // loop does not delay the recorded arrival. After a short read the socket is
+    // drained: wait for its next edge instead of trying a read that would fail.
     const int fd = tcp_socket->native_handle();
     for (;;) {
+      if (drained) {
+        if (!waiter.attached()) {
+          co_await tcp_socket->async_wait(tcp::socket::wait_read,
+                                          asio::redirect_error(use_awaitable, ec));
+        } else if (!waiter.take_ready()) {
+          co_await waiter.async_wait(asio::redirect_error(use_awaitable, ec));
+        }
+        if (ec) co_return ec;
+        drained = false;
+      }
       const RxResult rx = recv_timestamped(fd, buf.data(), buf.size());
       read_at = rx.arrived;
       if (rx.bytes > 0) {
         read_end += static_cast<size_t>(rx.bytes);
+        drained = static_cast<size_t>(rx.bytes) < buf.size() && !waiter.hung_up();
         co_return ec;
       }
       if (rx.bytes == 0) co_return asio::error::eof;
       if (rx.error == EINTR) continue;
       if (rx.error != EAGAIN && rx.error != EWOULDBLOCK)
         co_return error_code(rx.error, asio::error::get_system_category());
-      co_await tcp_socket->async_wait(tcp::socket::wait_read,
-                                      asio::redirect_error(use_awaitable, ec));
-      if (ec) co_return ec;
+      drained = true;
     }
   }
 };
@@ -243,6 +258,8 @@ awaitable<NetResult> Connection::connect(TimePoint deadline) {
   m.tcp_socket->set_option(tcp::no_delay(true), ec);
   if (!cimpl.tls) {
     enable_rx_timestamps(m.tcp_socket->native_handle());
+    // Nothing can arrive before the request is sent: wait for the first edge.
+    m.drained = m.waiter.attach(m.executor, m.tcp_socket->native_handle());
     m.clear_deadline();
     co_return NetResult{};
   }
