@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "report/request_jsonl.h"
+#include "report/request_log_read.h"
 #include "report/run_outputs.h"
 #include "report/summary_csv.h"
 #include "report/summary_json.h"
@@ -178,18 +179,10 @@ metrics::RunSummary write_merged_run(const std::string& dir, std::vector<RankRes
 }
 
 std::vector<metrics::RequestRecord> read_rank_records(const std::string& path, int64_t* skipped) {
-  std::vector<metrics::RequestRecord> out;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return out;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line == "\r") continue;
-    try {
-      out.push_back(report::parse_request_jsonl(line));
-    } catch (const Error&) {
-      if (skipped) ++*skipped;
-    }
-  }
-  return out;
+  if (!std::ifstream(path)) return {};  // a rank that wrote nothing
+  report::RequestLogContents c = report::read_request_log(path);
+  if (skipped) *skipped += c.skipped_lines;
+  return std::move(c.records);
 }
 
 MergeReport merge_rank_folders(const std::string& dir) {

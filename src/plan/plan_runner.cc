@@ -71,6 +71,10 @@ std::optional<LevelMeasure> run_level(const Stage& stage, const StageTarget& t,
   if (n == 0 && stage.requests_per_level > 0)
     n = static_cast<int64_t>(std::ceil(static_cast<double>(stage.requests_per_level) * level));
   l.num_requests = scaled(n, ctx.scale);
+  // A closed-loop level needs at least one request per stream to reach its steady
+  // state, however far --scale shortens the plan.
+  if (!rate && l.num_requests > 0 && ctx.scale < 1.0)
+    l.num_requests = std::max(l.num_requests, std::min(n, l.concurrency));
   l.duration = from_s(stage.duration_s * ctx.scale);
   l.warmup = scaled(stage.warmup.value_or(l.warmup), ctx.scale);
   if (stage.input_length) spec.engine.workload.input_tokens = *stage.input_length;

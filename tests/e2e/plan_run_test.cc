@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -126,6 +127,32 @@ stages:
   }
   EXPECT_GE(files, 8);
   EXPECT_THAT(r.out, ::testing::Not(HasSubstr("sekrit")));
+  fs::remove_all(out);
+}
+
+TEST(PlanRun, ScaleNeverLeavesAClosedLoopLevelWithFewerRequestsThanClients) {
+  const fs::path out = fresh_dir("scale");
+  std::ofstream(out / "plan.yaml") << R"(name: scale
+providers:
+  - {id: a, sim: instant}
+defaults: {api: tgi, warmup: 0, cooldown: 0s}
+stages:
+  - {name: s, kind: sweep, concurrency: [2, 8], requests_per_level: 2}
+  - {name: r, kind: sweep, request_rate: [50], num_requests: 40}
+)";
+  const auto r = run_servebench("run " + (out / "plan.yaml").string() + " --scale 0.25 -o " +
+                                (out / "p").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto index = nlohmann::json::parse(slurp(out / "p" / "index.json"));
+  ASSERT_EQ(index["runs"].size(), 3u);
+  std::vector<long> lines;
+  for (const auto& run : index["runs"]) {
+    const std::string log = slurp(out / "p" / run["folder"].get<std::string>() / "requests.jsonl");
+    lines.push_back(std::count(log.begin(), log.end(), '\n'));
+  }
+  // c=2: 2 x 2 x 0.25 = 1 -> 2 (one per client); c=8: 4 -> 8; the open-loop level
+  // is scaled as asked: 40 x 0.25 = 10.
+  EXPECT_EQ(lines, (std::vector<long>{2, 8, 10})) << r.out;
   fs::remove_all(out);
 }
 
