@@ -3,6 +3,7 @@
 // alone. Prints figures; asserts nothing (DESIGN: speed is proven by benchmarks).
 //
 //   client_bench overhead   streamed events/s per client core, CPU us per request and per event
+//   client_bench saturate   the same with the client core saturated by a raw server
 //   client_bench memory     resident memory per open stream at 1,000 and 5,000 streams
 //   client_bench accuracy   client TTFT/ITL against the server's timeline, 1,000 streams x 50 tok/s
 //   client_bench fdlimit    10,000 concurrent streams
@@ -15,11 +16,16 @@
 #include <string>
 #include <vector>
 
+#include <arpa/inet.h>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
 #include "net/url.h"
@@ -68,6 +74,108 @@ void stop_sim(SimChild& c) {
   close(c.stop_fd);
   int status = 0;
   waitpid(c.pid, &status, 0);
+}
+
+// A raw streaming server that is cheaper per event than the client, so that one
+// client core can be saturated on a 2-core machine (the simulator, which models a
+// server, costs more per event than the client does). One thread, epoll: each
+// request (any POST) gets an OpenAI /v1/completions stream of `tokens` events, one
+// event per connection per round, as fast as the sockets take them (a connection
+// whose send buffer is full is skipped for that round).
+SimChild spawn_raw_server(int64_t tokens) {
+  int port_pipe[2], stop_pipe[2];
+  if (pipe(port_pipe) != 0 || pipe(stop_pipe) != 0) std::abort();
+  const pid_t pid = fork();
+  if (pid != 0) {
+    close(port_pipe[1]);
+    close(stop_pipe[0]);
+    SimChild c{pid, stop_pipe[1], 0};
+    if (read(port_pipe[0], &c.port, sizeof c.port) != sizeof c.port) std::abort();
+    close(port_pipe[0]);
+    return c;
+  }
+  close(port_pipe[0]);
+  close(stop_pipe[1]);
+  const int lfd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::bind(lfd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(lfd, 4096) != 0)
+    _exit(1);
+  socklen_t alen = sizeof a;
+  ::getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &alen);
+  const uint16_t port = ntohs(a.sin_port);
+  if (write(port_pipe[1], &port, sizeof port) != sizeof port) _exit(1);
+  const int ep = ::epoll_create1(0);
+  auto add = [&](int fd) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = fd;
+    ::epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+  };
+  add(lfd);
+  add(stop_pipe[0]);
+  struct Conn {
+    std::string in;
+    int64_t left = 0;  // events still to send on the current stream
+  };
+  std::map<int, Conn> conns;
+  const std::string head =
+      "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n"
+      "transfer-encoding: chunked\r\n\r\n";
+  auto chunk = [](const std::string& d) { return fmt::format("{:x}\r\n{}\r\n", d.size(), d); };
+  auto event = [](bool last) {
+    return fmt::format(
+        "data: {{\"id\":\"cmpl-000000000000002a00000000000004d2\",\"object\":\"text_completion\","
+        "\"created\":1764720000,\"model\":\"m\",\"choices\":[{{\"index\":0,\"text\":\" token\","
+        "\"logprobs\":null,\"finish_reason\":{},\"stop_reason\":null}}]}}\n\n",
+        last ? "\"length\"" : "null");
+  };
+  const std::string mid = chunk(event(false));
+  const std::string end = chunk(event(true) + "data: [DONE]\n\n") + "0\r\n\r\n";
+  epoll_event evs[256];
+  for (;;) {
+    bool streaming = false;
+    for (auto& [fd, c] : conns) streaming |= c.left > 0;
+    const int n = ::epoll_wait(ep, evs, 256, streaming ? 0 : -1);
+    for (int i = 0; i < n; ++i) {
+      const int fd = evs[i].data.fd;
+      if (fd == stop_pipe[0]) _exit(0);
+      if (fd == lfd) {
+        for (int c; (c = ::accept4(lfd, nullptr, nullptr, SOCK_NONBLOCK)) >= 0;) {
+          const int one = 1;
+          ::setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+          conns[c];
+          add(c);
+        }
+        continue;
+      }
+      auto& c = conns[fd];
+      char buf[4096];
+      ssize_t r;
+      while ((r = ::recv(fd, buf, sizeof buf, 0)) > 0) c.in.append(buf, static_cast<size_t>(r));
+      if (r == 0) {
+        ::close(fd);
+        conns.erase(fd);
+        continue;
+      }
+      const size_t hdr = c.in.find("\r\n\r\n");
+      if (hdr == std::string::npos || c.left > 0) continue;
+      const size_t cl = c.in.find("Content-Length: ");
+      const size_t body = cl == std::string::npos ? 0 : std::stoul(c.in.substr(cl + 16));
+      if (c.in.size() < hdr + 4 + body) continue;
+      c.in.erase(0, hdr + 4 + body);
+      if (::send(fd, head.data(), head.size(), MSG_NOSIGNAL) < 0) continue;
+      c.left = tokens;
+    }
+    for (auto& [fd, c] : conns) {
+      if (c.left <= 0) continue;
+      const std::string& out = c.left == 1 ? end : mid;
+      if (::send(fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT) ==
+          static_cast<ssize_t>(out.size()))
+        --c.left;  // else: the socket is full; try again next round
+    }
+  }
 }
 
 sim::SimConfig fast_sim(double step_ms, int max_batch) {
@@ -139,16 +247,34 @@ void overhead() {
   const double us_per_request = one.cpu_s / static_cast<double>(one.requests) * 1e6;
   const double event_cpu = many.cpu_s - us_per_request * 1e-6 * static_cast<double>(many.requests);
   const double us_per_event = event_cpu / static_cast<double>(many.events) * 1e6;
-  fmt::print("  1-token requests : {} ok of {}, {:.2f} s wall, {:.3f} s client CPU -> {:.1f} us CPU/request\n",
-             one.ok, one.requests, one.wall_s, one.cpu_s, us_per_request);
+  fmt::print(
+      "  1-token requests : {} ok of {}, {:.2f} s wall, {:.3f} s client CPU -> {:.1f} us "
+      "CPU/request\n",
+      one.ok, one.requests, one.wall_s, one.cpu_s, us_per_request);
   fmt::print("  400-token streams: {} ok, {} events, {:.2f} s wall, {:.3f} s client CPU\n", many.ok,
              many.events, many.wall_s, many.cpu_s);
-  fmt::print("  CPU per token event: {:.2f} us  ->  {:.0f} k streamed events/s per client core "
-             "(all costs included: {:.0f} k events per CPU-second)\n",
-             us_per_event, 1e3 / us_per_event,
-             static_cast<double>(many.events) / many.cpu_s / 1e3);
-  fmt::print("  wall-clock event rate (bounded by the simulator sharing the cores): {:.0f} k events/s\n",
-             static_cast<double>(many.events) / many.wall_s / 1e3);
+  fmt::print(
+      "  CPU per token event: {:.2f} us  ->  {:.0f} k streamed events/s per client core "
+      "(all costs included: {:.0f} k events per CPU-second)\n",
+      us_per_event, 1e3 / us_per_event, static_cast<double>(many.events) / many.cpu_s / 1e3);
+  fmt::print(
+      "  wall-clock event rate (bounded by the simulator sharing the cores): {:.0f} k events/s\n",
+      static_cast<double>(many.events) / many.wall_s / 1e3);
+}
+
+void saturate() {
+  fmt::print("== client capacity: 1 worker thread saturated by a raw streaming server ==\n");
+  auto srv = spawn_raw_server(400);
+  measure(srv.port, 64, 256, 400);  // warm up
+  const Cost c = measure(srv.port, 256, 2000, 400);
+  stop_sim(srv);
+  fmt::print("  {} ok of {}, {} events in {:.2f} s wall, {:.3f} s client CPU ({:.0f}% of a core)\n",
+             c.ok, c.requests, c.events, c.wall_s, c.cpu_s, 100 * c.cpu_s / c.wall_s);
+  fmt::print(
+      "  -> {:.0f} k events/s per client CPU-second, {:.0f} k events/s wall "
+      "(requests included; reads may carry several events at saturation)\n",
+      static_cast<double>(c.events) / c.cpu_s / 1e3,
+      static_cast<double>(c.events) / c.wall_s / 1e3);
 }
 
 void memory(int64_t streams) {
@@ -166,10 +292,11 @@ void memory(int64_t streams) {
   stop_sim(sim);
   uint64_t ok = 0;
   for (const auto& r : result.records) ok += r.ok();
-  fmt::print("  {:5} streams: {} ok in {:.1f} s; RSS {:.1f} MiB before, {:.1f} MiB with all open "
-             "-> {:.1f} KiB per open stream\n",
-             streams, ok, to_s(Clock::now() - t0), base / 1048576, peak_all_open / 1048576,
-             (peak_all_open - base) / static_cast<double>(streams) / 1024);
+  fmt::print(
+      "  {:5} streams: {} ok in {:.1f} s; RSS {:.1f} MiB before, {:.1f} MiB with all open "
+      "-> {:.1f} KiB per open stream\n",
+      streams, ok, to_s(Clock::now() - t0), base / 1048576, peak_all_open / 1048576,
+      (peak_all_open - base) / static_cast<double>(streams) / 1024);
 }
 
 double pct(std::vector<double> v, double p) {
@@ -179,7 +306,8 @@ double pct(std::vector<double> v, double p) {
 }
 
 void accuracy() {
-  fmt::print("== accuracy: 1,000 streams x 50 tokens/s (20 ms steps), client vs server timeline ==\n");
+  fmt::print(
+      "== accuracy: 1,000 streams x 50 tokens/s (20 ms steps), client vs server timeline ==\n");
   const std::string trace = fmt::format("/tmp/servebench-accuracy-{}.jsonl", getpid());
   auto sc = fast_sim(20.0, 100000);
   sc.trace_path = trace;
@@ -213,8 +341,8 @@ void accuracy() {
     for (size_t i = 0; i < std::min(tok.size(), due.size()); ++i)
       lateness_ms.push_back(static_cast<double>(tok[i] - due[i]) / 1e6);
   }
-  fmt::print("  {} ok of {} requests, {} matched with the server trace\n", ok, result.records.size(),
-             first_ms.size());
+  fmt::print("  {} ok of {} requests, {} matched with the server trace\n", ok,
+             result.records.size(), first_ms.size());
   auto row = [](const char* name, const std::vector<double>& v) {
     fmt::print("  {:42} p50 {:7.3f}  p99 {:7.3f}  p99.9 {:7.3f}  max {:7.3f} ms  (n={})\n", name,
                pct(v, 50), pct(v, 99), pct(v, 99.9), pct(v, 100), v.size());
@@ -235,6 +363,7 @@ int main(int argc, char** argv) {
   const std::string what = argc > 1 ? argv[1] : "all";
   try {
     if (what == "overhead" || what == "all") overhead();
+    if (what == "saturate" || what == "all") saturate();
     if (what == "memory" || what == "all") {
       fmt::print("== resident memory per open stream (client process only) ==\n");
       memory(1000);

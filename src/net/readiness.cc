@@ -11,12 +11,14 @@ ReadinessService::ReadinessService(asio::execution_context& context)
     : asio::execution_context::service(context), epoll_fd_(::epoll_create1(EPOLL_CLOEXEC)) {}
 
 ReadinessService::~ReadinessService() {
-  descriptor_.reset();  // closes epoll_fd_ when it owns it
   if (epoll_fd_ >= 0 && !descriptor_owns_fd_) ::close(epoll_fd_);
 }
 
+// The descriptor goes now, while every service still exists: Asio may have created
+// the descriptor service after this one, and destroys services newest first.
 void ReadinessService::shutdown() {
   shut_down_ = true;
+  descriptor_.reset();  // closes epoll_fd_ when it owns it
 }
 
 bool ReadinessService::add(int fd, Waiter* waiter) {
@@ -28,6 +30,7 @@ bool ReadinessService::add(int fd, Waiter* waiter) {
 }
 
 void ReadinessService::remove(int fd) {
+  if (shut_down_) return;  // the set is closed (its number may belong to another file now)
   epoll_event ev{};
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, &ev);
 }
