@@ -28,35 +28,14 @@ using mpitest::read_json;
 using mpitest::read_requests;
 using mpitest::run_shell;
 
-class DistributedPlan : public ::testing::Test {
+class DistributedPlan : public mpitest::SimFixture {
  protected:
-  void SetUp() override {
-    if (const std::string why = mpitest::skip_reason(); !why.empty()) GTEST_SKIP() << why;
-    sim::SimConfig c = sim::preset_config("instant");
-    c.host = "127.0.0.1";
-    c.port = 0;
-    c.time_scale = 2.0;  // 2 ms decode steps
-    c.threads = 1;
-    sim_ = std::make_unique<sim::Server>(c);
-    sim_->start();
-    dir_ = fs::temp_directory_path() /
-           ("servebench-mpiplan-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
-            std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (sim_) sim_->stop();
-    if (!HasFailure() && !dir_.empty()) fs::remove_all(dir_);
-  }
+  DistributedPlan() : SimFixture(2.0, "servebench-mpiplan-") {}  // 2 ms decode steps
   std::string sweep_args(const fs::path& out, const std::string& load) const {
     return "sweep --base-url " + sim_->url() +
            " --api tgi --input-length 16 --output-length 8 --quiet --no-progress -o " +
            out.string() + " " + load;
   }
-  std::unique_ptr<sim::Server> sim_;
-  fs::path dir_;
 };
 
 // One run folder written by rank 0 from `participants` ranks: `total` requests, each id once,

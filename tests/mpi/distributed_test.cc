@@ -27,36 +27,15 @@ using mpitest::Cmd;
 using mpitest::mpirun;
 using mpitest::run_shell;
 
-class Distributed : public ::testing::Test {
+class Distributed : public mpitest::SimFixture {
  protected:
-  void SetUp() override {
-    if (const std::string why = mpitest::skip_reason(); !why.empty()) GTEST_SKIP() << why;
-    sim::SimConfig c = sim::preset_config("instant");
-    c.host = "127.0.0.1";
-    c.port = 0;
-    c.time_scale = 4.0;  // 4 ms decode steps: deterministic latencies well above timer noise
-    c.threads = 1;
-    sim_ = std::make_unique<sim::Server>(c);
-    sim_->start();
-    dir_ = fs::temp_directory_path() /
-           fmt_name(::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (sim_) sim_->stop();
-    if (!HasFailure() && !dir_.empty()) fs::remove_all(dir_);
-  }
-  static std::string fmt_name(const std::string& test) {
-    return "servebench-mpi-" + test + "-" + std::to_string(::getpid());
-  }
+  // 4 ms decode steps: deterministic latencies well above timer noise.
+  Distributed() : SimFixture(4.0, "servebench-mpi-") {}
   std::string load_args(const std::string& out, const std::string& load) const {
     return "prof --base-url " + sim_->url() +
            " --api tgi --input-length 32 --output-length 16 --quiet --no-progress -o " + out + " " +
            load;
   }
-  std::unique_ptr<sim::Server> sim_;
-  fs::path dir_;
 };
 
 using mpitest::Lines;

@@ -6,15 +6,18 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include "metrics/request_record.h"
 #include "report/request_jsonl.h"
+#include "sim/server.h"
 
 namespace sb::mpitest {
 
@@ -79,5 +82,39 @@ inline Lines read_requests(const std::filesystem::path& p) {
   }
   return out;
 }
+
+// A test with an in-process simulator on loopback (so that its trace shows what the
+// server received) and a fresh folder, both removed at the end (the folder only when
+// the test passed). Skips where mpirun cannot run.
+class SimFixture : public ::testing::Test {
+ protected:
+  SimFixture(double time_scale, std::string dir_prefix)
+      : time_scale_(time_scale), dir_prefix_(std::move(dir_prefix)) {}
+  void SetUp() override {
+    if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+    sim::SimConfig c = sim::preset_config("instant");
+    c.host = "127.0.0.1";
+    c.port = 0;
+    c.time_scale = time_scale_;  // decode steps of time_scale ms
+    c.threads = 1;
+    sim_ = std::make_unique<sim::Server>(c);
+    sim_->start();
+    dir_ = std::filesystem::temp_directory_path() /
+           (dir_prefix_ + ::testing::UnitTest::GetInstance()->current_test_info()->name() + "-" +
+            std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (sim_) sim_->stop();
+    if (!HasFailure() && !dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  std::unique_ptr<sim::Server> sim_;
+  std::filesystem::path dir_;
+
+ private:
+  double time_scale_;
+  std::string dir_prefix_;
+};
 
 }  // namespace sb::mpitest
