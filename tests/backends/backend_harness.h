@@ -47,21 +47,22 @@ inline const std::string& backend_deps_missing() {
     while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
     const int status = pclose(p);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return std::string();
-    return std::string(kPython) + " cannot import torch/fastapi/uvicorn (run `scripts/install-deps.sh " +
+    return std::string(kPython) +
+           " cannot import torch/fastapi/uvicorn (run `scripts/install-deps.sh " +
            "--backends`): " + out.substr(out.size() > 300 ? out.size() - 300 : 0);
   }();
   return why;
 }
 
-#define SKIP_WITHOUT_BACKEND_DEPS()                                               \
-  do {                                                                            \
-    if (!::sb::testing::backend_deps_missing().empty())                           \
-      GTEST_SKIP() << "skipped: " << ::sb::testing::backend_deps_missing();       \
+#define SKIP_WITHOUT_BACKEND_DEPS()                                         \
+  do {                                                                      \
+    if (!::sb::testing::backend_deps_missing().empty())                     \
+      GTEST_SKIP() << "skipped: " << ::sb::testing::backend_deps_missing(); \
   } while (0)
 
 inline fs::path scratch_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() /
-               ("servebench-backends-" + name + "-" + std::to_string(getpid()));
+  fs::path d =
+      fs::temp_directory_path() / ("servebench-backends-" + name + "-" + std::to_string(getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -80,7 +81,9 @@ class Backend {
  public:
   // `script` is a file in examples/backends/; `args` come after --port 0 --timing-log.
   Backend(std::string script, std::vector<std::string> args, const fs::path& dir)
-      : script_(std::move(script)), args_(std::move(args)), log_(dir / "server-timing.jsonl"),
+      : script_(std::move(script)),
+        args_(std::move(args)),
+        log_(dir / "server-timing.jsonl"),
         stderr_(dir / "server-stderr.txt") {}
   Backend(const Backend&) = delete;
   Backend& operator=(const Backend&) = delete;
@@ -93,8 +96,8 @@ class Backend {
     int out[2];
     if (pipe(out) != 0) return "pipe failed";
     const std::string path = std::string(SERVEBENCH_SOURCE_DIR) + "/examples/backends/" + script_;
-    std::vector<std::string> argv = {kPython, path, "--host", "127.0.0.1", "--port", "0",
-                                     "--timing-log", log_.string()};
+    std::vector<std::string> argv = {kPython,  path, "--host",       "127.0.0.1",
+                                     "--port", "0",  "--timing-log", log_.string()};
     argv.insert(argv.end(), args_.begin(), args_.end());
     pid_ = fork();
     if (pid_ == 0) {
@@ -137,7 +140,8 @@ class Backend {
     int status = 0;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     pid_t r = 0;
-    while ((r = waitpid(pid_, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline)
+    while ((r = waitpid(pid_, &status, WNOHANG)) == 0 &&
+           std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     if (r == 0) {
       kill(pid_, SIGKILL);
@@ -221,6 +225,27 @@ inline HttpReply http_post(int port, const std::string& method, const std::strin
   const auto h = resp.find("\r\n\r\n");
   if (h != std::string::npos) r.body = resp.substr(h + 4);
   return r;
+}
+
+// TGI's routes reject malformed JSON, a missing `inputs`, max_new_tokens over
+// `limit` (the server's --max-new-tokens-limit) or of the wrong type, and a
+// non-object body with 422 and TGI's error body {"error", "error_type": "validation"}.
+inline void expect_tgi_validation_errors(int port, int limit) {
+  const std::string over =
+      R"({"inputs": "hello", "parameters": {"max_new_tokens": )" + std::to_string(limit + 1) + "}}";
+  for (const char* path : {"/generate", "/generate_stream"}) {
+    for (const std::string& body :
+         {std::string("{not json"), std::string(R"({"parameters": {"max_new_tokens": 4}})"), over,
+          std::string(R"({"inputs": "hello", "parameters": {"max_new_tokens": "four"}})"),
+          std::string(R"(["inputs"])")}) {
+      const HttpReply r = http_post(port, "POST", path, body);
+      EXPECT_EQ(r.status, 422) << path << " " << body << ": " << r.body;
+      const auto j = json::parse(r.body, nullptr, false);
+      ASSERT_TRUE(j.is_object()) << r.body;
+      EXPECT_TRUE(j["error"].is_string()) << r.body;
+      EXPECT_EQ(j["error_type"], "validation") << r.body;
+    }
+  }
 }
 
 // servebench prof against `url`; returns the run's requests.jsonl records sorted by send time.
