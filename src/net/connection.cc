@@ -193,7 +193,6 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
     // Plain TCP: each read carries the kernel's receive stamp, so a late event
     // loop does not delay the recorded arrival. After a short read the socket is
     // drained: wait for its next edge instead of trying a read that would fail.
-    const int fd = tcp_socket->native_handle();
     for (;;) {
       if (drained) {
         if (!waiter.attached()) {
@@ -203,9 +202,11 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
           co_await waiter.async_wait(asio::redirect_error(use_awaitable, ec));
         }
         if (ec) co_return ec;
+        // A wake-up already queued when the connection was closed still arrives.
+        if (!tcp_socket || !tcp_socket->is_open()) co_return asio::error::operation_aborted;
         drained = false;
       }
-      const RxResult rx = recv_timestamped(fd, buf.data(), buf.size());
+      const RxResult rx = recv_timestamped(tcp_socket->native_handle(), buf.data(), buf.size());
       read_at = rx.arrived;
       if (rx.bytes > 0) {
         read_end += static_cast<size_t>(rx.bytes);
