@@ -2,14 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "workload/token_estimate.h"
+
 namespace sb::engine {
 
 namespace {
 constexpr size_t kErrorBodyBytes = 512;
-}
-
-int64_t estimate_tokens_from_bytes(uint64_t bytes) {
-  return static_cast<int64_t>((bytes + 3) / 4);
 }
 
 ResponseRecorder::ResponseRecorder(protocol::Adapter& adapter, bool stream, size_t max_event_bytes,
@@ -121,7 +119,7 @@ void ResponseRecorder::finish(int64_t now_ns, bool complete) {
 
   // Output tokens: server usage/details first, else the estimate (DESIGN §3).
   const int64_t estimate = event_tokens_ > 0 ? static_cast<int64_t>(event_tokens_)
-                                             : estimate_tokens_from_bytes(text_bytes());
+                                             : workload::estimate_tokens_from_bytes(text_bytes());
   if (usage_tokens_ >= 0) {
     r.output_tokens = usage_tokens_;
     r.output_tokens_source =

@@ -57,7 +57,4 @@ class ResponseRecorder {
   bool usage_from_details_ = false;
 };
 
-// Output tokens estimated from text length (DESIGN §3 last resort): ceil(bytes / 4).
-int64_t estimate_tokens_from_bytes(uint64_t bytes);
-
 }  // namespace sb::engine

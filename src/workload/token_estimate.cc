@@ -2,9 +2,8 @@
 
 namespace sb::workload {
 
-int64_t estimate_tokens(std::string_view text) {
-  const auto chars = static_cast<int64_t>(text.size());
-  return (chars + kCharsPerToken - 1) / kCharsPerToken;
+int64_t estimate_tokens_from_bytes(uint64_t bytes) {
+  return static_cast<int64_t>((bytes + kCharsPerToken - 1) / kCharsPerToken);
 }
 
 }  // namespace sb::workload

@@ -9,7 +9,10 @@ namespace sb::workload {
 
 inline constexpr int64_t kCharsPerToken = 4;
 
-// ceil(bytes / 4): 0 for empty text, at least 1 otherwise.
-int64_t estimate_tokens(std::string_view text);
+// ceil(bytes / 4): 0 for no bytes, at least 1 otherwise.
+int64_t estimate_tokens_from_bytes(uint64_t bytes);
+inline int64_t estimate_tokens(std::string_view text) {
+  return estimate_tokens_from_bytes(text.size());
+}
 
 }  // namespace sb::workload
