@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <iterator>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -310,7 +311,11 @@ std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view
 }
 
 Formatter::Formatter(const GenRequest& req, std::string id, int64_t created_unix_s)
-    : req_(req), id_(std::move(id)), created_(created_unix_s), model_json_(quote(req.model)) {}
+    : req_(req), id_(std::move(id)), created_(created_unix_s), model_json_(quote(req.model)) {
+  // TGI's final event repeats the whole text: grown once, not per token (4 bytes a token).
+  if (is_tgi(req_.api) && req_.output_tokens > 0)
+    text_.reserve(static_cast<size_t>(req_.output_tokens) * 4);
+}
 
 std::string_view Formatter::finish_reason() const {
   bool eos = req_.output_tokens < req_.max_new_tokens;
@@ -328,16 +333,26 @@ std::string Formatter::stream_start() const {
 }
 
 std::string Formatter::token_event(int64_t index, bool last) {
+  std::string out;
+  append_token_event(out, index, last);
+  return out;
+}
+
+void Formatter::append_token_event(std::string& out, int64_t index, bool last) {
   Token t = token_at(req_.text_seed, index);
+  auto to = std::back_inserter(out);
   switch (req_.api) {
     case ApiKind::tgi_generate:
     case ApiKind::tgi_stream: {
       text_.append(t.text);
-      std::string head = fmt::format(
-          "data:{{\"index\":{},\"token\":{{\"id\":{},\"text\":\"{}\",\"logprob\":{:.4f},"
-          "\"special\":false}},",
-          index, t.id, t.text, t.logprob);
-      if (!last) return head + "\"generated_text\":null,\"details\":null}\n\n";
+      fmt::format_to(to,
+                     "data:{{\"index\":{},\"token\":{{\"id\":{},\"text\":\"{}\",\"logprob\":{:.4f},"
+                     "\"special\":false}},",
+                     index, t.id, t.text, t.logprob);
+      if (!last) {
+        out += "\"generated_text\":null,\"details\":null}\n\n";
+        return;
+      }
       std::string details =
           req_.details ? fmt::format(
                              "{{\"finish_reason\":\"{}\",\"generated_tokens\":{},\"seed\":{},"
@@ -345,25 +360,35 @@ std::string Formatter::token_event(int64_t index, bool last) {
                              finish_reason(), index,
                              req_.seed ? std::to_string(*req_.seed) : "null", req_.prompt_tokens)
                        : "null";
-      return fmt::format("{}\"generated_text\":{},\"details\":{}}}\n\n", head, quote(text_),
-                         details);
+      fmt::format_to(to, "\"generated_text\":{},\"details\":{}}}\n\n", quote(text_), details);
+      return;
     }
     case ApiKind::completions:
-      return fmt::format(
+      fmt::format_to(
+          to,
           "data: {{\"id\":\"{}\",\"object\":\"text_completion\",\"created\":{},\"model\":{},"
-          "\"choices\":[{{\"index\":0,\"text\":\"{}\",\"logprobs\":null,\"finish_reason\":{},"
-          "\"stop_reason\":null}}]}}\n\n",
-          id_, created_, model_json_, t.text,
-          last ? fmt::format("\"{}\"", finish_reason()) : std::string("null"));
+          "\"choices\":[{{\"index\":0,\"text\":\"{}\",\"logprobs\":null,\"finish_reason\":",
+          id_, created_, model_json_, t.text);
+      if (last)
+        fmt::format_to(to, "\"{}\"", finish_reason());
+      else
+        out += "null";
+      out += ",\"stop_reason\":null}]}\n\n";
+      return;
     case ApiKind::chat:
-      return fmt::format(
+      fmt::format_to(
+          to,
           "data: {{\"id\":\"{}\",\"object\":\"chat.completion.chunk\",\"created\":{},\"model\":{},"
           "\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{}\"}},\"logprobs\":null,"
-          "\"finish_reason\":{}}}]}}\n\n",
-          id_, created_, model_json_, t.text,
-          last ? fmt::format("\"{}\",\"stop_reason\":null", finish_reason()) : std::string("null"));
+          "\"finish_reason\":",
+          id_, created_, model_json_, t.text);
+      if (last)
+        fmt::format_to(to, "\"{}\",\"stop_reason\":null", finish_reason());
+      else
+        out += "null";
+      out += "}]}\n\n";
+      return;
   }
-  return {};
 }
 
 std::string Formatter::stream_end() const {

@@ -81,6 +81,8 @@ class Formatter {
   // The event carrying token `index` (1-based); `last` adds TGI's generated_text and
   // details, or OpenAI's finish_reason.
   std::string token_event(int64_t index, bool last);
+  // The same, appended to `out` (no allocation once `out` has grown: the server's path).
+  void append_token_event(std::string& out, int64_t index, bool last);
   // After the last token: OpenAI usage chunk (if asked) + [DONE]; TGI: nothing.
   std::string stream_end() const;
   // TGI in-stream error event: data:{"error":..,"error_type":..}\n\n

@@ -312,6 +312,7 @@ awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, Ap
   }
   int64_t sent = 0;
   bool stalled = false;
+  std::string event, out;
   for (;;) {
     if ((f.disconnect_after && *f.disconnect_after == sent) ||
         (f.reset_after && *f.reset_after == sent)) {
@@ -337,11 +338,15 @@ awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, Ap
     // event loop's acknowledgement, which may come after the client has read them.
     const int64_t t = ns_now();
     if (g.stream) {
-      std::string data = e.index == 1 ? fm.stream_start() : std::string();
-      data += fm.token_event(e.index, e.last);
-      if (e.last) data += fm.stream_end();
-      std::string out = chunk(data);
-      if (e.last) out += "0\r\n\r\n";
+      // One chunk per token, built in buffers kept across tokens.
+      event.clear();
+      if (e.index == 1) event += fm.stream_start();
+      fm.append_token_event(event, e.index, e.last);
+      if (e.last) event += fm.stream_end();
+      out.clear();
+      fmt::format_to(std::back_inserter(out), "{:x}\r\n", event.size());
+      out += event;
+      out += e.last ? "\r\n0\r\n\r\n" : "\r\n";
       if (!co_await write_all(sock, out)) {
         if (!e.last)
           drop(false, "client_gone");
