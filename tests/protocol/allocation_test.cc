@@ -3,44 +3,11 @@
 // binary's heap allocations through a replaced global operator new.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <string>
 #include <vector>
 
+#include "../support/allocation_counter.h"
 #include "protocol/adapter.h"
-
-// Sanitizers bring their own operator new, and allocations made inside the
-// shared libsimdjson then pair with our delete: count only in normal builds.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SB_COUNT_ALLOCATIONS 0
-#else
-#define SB_COUNT_ALLOCATIONS 1
-#endif
-
-namespace {
-std::atomic<uint64_t> g_allocations{0};
-}  // namespace
-
-#if SB_COUNT_ALLOCATIONS
-// g++ 12 flags malloc/free inside replaced global new/delete as mismatched
-// once they are inlined into callers; the pairing is correct here.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(std::size_t n) {
-  ++g_allocations;
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
-#pragma GCC diagnostic pop
-#endif
 
 namespace sb::protocol {
 namespace {
@@ -51,13 +18,13 @@ uint64_t allocations_for(Adapter& adapter, const std::vector<std::string>& event
     return 0;
   }
   for (const auto& e : events) adapter.decode_event(e);  // warm up
-  const uint64_t before = g_allocations.load();
+  const uint64_t before = testing::allocations();
   uint64_t chars = 0;
   for (int round = 0; round < 50; ++round) {
     for (const auto& e : events) chars += adapter.decode_event(e).content_chars;
   }
   EXPECT_GT(chars, 0u);
-  return g_allocations.load() - before;
+  return testing::allocations() - before;
 }
 
 TEST(DecodeAllocations, OpenAiChatChunksAllocateNothing) {

@@ -4,41 +4,12 @@
 // binary's heap allocations through a replaced global operator new.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <string>
 #include <variant>
 
+#include "../support/allocation_counter.h"
 #include "sim/api.h"
 #include "sim/config.h"
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SB_COUNT_ALLOCATIONS 0  // sanitizers bring their own operator new
-#else
-#define SB_COUNT_ALLOCATIONS 1
-#endif
-
-namespace {
-std::atomic<uint64_t> g_allocations{0};
-}  // namespace
-
-#if SB_COUNT_ALLOCATIONS
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(std::size_t n) {
-  ++g_allocations;
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
-#pragma GCC diagnostic pop
-#endif
 
 namespace sb::sim {
 namespace {
@@ -56,14 +27,14 @@ TEST_P(FormatterAllocations, TokenEventsAllocateNothingOnceTheBufferHasGrown) {
   std::string event;
   f.append_token_event(event, 1, false);  // grows the buffer
   event.reserve(event.size() * 2);
-  const uint64_t before = g_allocations.load();
+  const uint64_t before = testing::allocations();
   size_t bytes = 0;
   for (int64_t i = 2; i < 200; ++i) {  // every token but the last (which sums up once)
     event.clear();
     f.append_token_event(event, i, false);
     bytes += event.size();
   }
-  EXPECT_EQ(g_allocations.load() - before, 0u);
+  EXPECT_EQ(testing::allocations() - before, 0u);
   EXPECT_GT(bytes, 198u * 50);
   // The appended form is the returned form.
   Formatter again(g, "cmpl-0123456789abcdef", 1700000000);

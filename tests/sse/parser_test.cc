@@ -3,35 +3,11 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <random>
 #include <string>
 #include <vector>
 
-// Counts heap allocations made by this test binary, to check that parsing does
-// not allocate per event once its buffers have grown.
-namespace {
-std::atomic<uint64_t> g_allocations{0};
-}  // namespace
-
-// g++ 12 flags malloc/free inside replaced global new/delete as mismatched
-// once they are inlined into callers; the pairing is correct here.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(std::size_t n) {
-  ++g_allocations;
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
-#pragma GCC diagnostic pop
+#include "../support/allocation_counter.h"
 
 namespace sb::sse {
 namespace {
@@ -399,6 +375,7 @@ TEST(SseParser, RandomStreamsMatchReference) {
 }
 
 TEST(SseParser, NoAllocationPerEventOnceWarm) {
+  if (!SB_COUNT_ALLOCATIONS) GTEST_SKIP() << "allocation counting is off under sanitizers";
   Parser parser;
   uint64_t seen = 0;
   auto count = [&](const Event& e) { seen += e.data.size(); };
@@ -407,7 +384,7 @@ TEST(SseParser, NoAllocationPerEventOnceWarm) {
     parser.feed(kOpenAi.substr(0, i), count);
     parser.feed(kOpenAi.substr(i), count);
   }
-  const uint64_t before = g_allocations.load();
+  const uint64_t before = testing::allocations();
   for (int round = 0; round < 100; ++round) {
     ASSERT_EQ(parser.feed(kOpenAi, count), FeedResult::ok);  // fast path: views, no copies
     ASSERT_EQ(parser.feed(kFields, count), FeedResult::ok);
@@ -416,7 +393,7 @@ TEST(SseParser, NoAllocationPerEventOnceWarm) {
     parser.feed(kOpenAi.substr(0, i), count);
     parser.feed(kOpenAi.substr(i), count);
   }
-  EXPECT_EQ(g_allocations.load(), before);
+  EXPECT_EQ(testing::allocations(), before);
   EXPECT_GT(seen, 0u);
 }
 
