@@ -41,25 +41,20 @@ struct SimChild {
   uint16_t port = 0;
 };
 
-// Forks a simulator process (before this process starts any thread).
-SimChild spawn_sim(const sim::SimConfig& config) {
+// Forks a server process (before this process starts any thread). In the child,
+// serve(stop_fd, ready) starts listening, calls ready(port), and serves until
+// stop_fd reads end-of-file; the child then exits.
+template <typename Serve>
+SimChild fork_server(Serve serve) {
   int port_pipe[2], stop_pipe[2];
   if (pipe(port_pipe) != 0 || pipe(stop_pipe) != 0) std::abort();
   const pid_t pid = fork();
   if (pid == 0) {
     close(port_pipe[0]);
     close(stop_pipe[1]);
-    rlimit lim{};
-    getrlimit(RLIMIT_NOFILE, &lim);
-    lim.rlim_cur = lim.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &lim);
-    sim::Server server(config);
-    const uint16_t port = server.start();
-    if (write(port_pipe[1], &port, sizeof port) != sizeof port) _exit(1);
-    char b;
-    while (read(stop_pipe[0], &b, 1) > 0) {
-    }
-    server.stop();
+    serve(stop_pipe[0], [&](uint16_t port) {
+      if (write(port_pipe[1], &port, sizeof port) != sizeof port) _exit(1);
+    });
     _exit(0);
   }
   close(port_pipe[1]);
@@ -68,6 +63,21 @@ SimChild spawn_sim(const sim::SimConfig& config) {
   if (read(port_pipe[0], &c.port, sizeof c.port) != sizeof c.port) std::abort();
   close(port_pipe[0]);
   return c;
+}
+
+SimChild spawn_sim(const sim::SimConfig& config) {
+  return fork_server([&](int stop_fd, auto ready) {
+    rlimit lim{};
+    getrlimit(RLIMIT_NOFILE, &lim);
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+    sim::Server server(config);
+    ready(server.start());
+    char b;
+    while (read(stop_fd, &b, 1) > 0) {
+    }
+    server.stop();
+  });
 }
 
 // Stops the child; returns the CPU seconds (user + system) it used.
@@ -86,20 +96,8 @@ double stop_sim(SimChild& c) {
 // request (any POST) gets an OpenAI /v1/completions stream of `tokens` events, one
 // event per connection per round, as fast as the sockets take them (a connection
 // whose send buffer is full is skipped for that round).
-SimChild spawn_raw_server(int64_t tokens) {
-  int port_pipe[2], stop_pipe[2];
-  if (pipe(port_pipe) != 0 || pipe(stop_pipe) != 0) std::abort();
-  const pid_t pid = fork();
-  if (pid != 0) {
-    close(port_pipe[1]);
-    close(stop_pipe[0]);
-    SimChild c{pid, stop_pipe[1], 0};
-    if (read(port_pipe[0], &c.port, sizeof c.port) != sizeof c.port) std::abort();
-    close(port_pipe[0]);
-    return c;
-  }
-  close(port_pipe[0]);
-  close(stop_pipe[1]);
+template <typename Ready>
+void serve_raw(int stop_fd, Ready ready, int64_t tokens) {
   const int lfd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -109,7 +107,7 @@ SimChild spawn_raw_server(int64_t tokens) {
   socklen_t alen = sizeof a;
   ::getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &alen);
   const uint16_t port = ntohs(a.sin_port);
-  if (write(port_pipe[1], &port, sizeof port) != sizeof port) _exit(1);
+  ready(port);
   const int ep = ::epoll_create1(0);
   auto add = [&](int fd) {
     epoll_event ev{};
@@ -118,7 +116,7 @@ SimChild spawn_raw_server(int64_t tokens) {
     ::epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
   };
   add(lfd);
-  add(stop_pipe[0]);
+  add(stop_fd);
   struct Conn {
     std::string in;
     int64_t left = 0;  // events still to send on the current stream
@@ -144,7 +142,7 @@ SimChild spawn_raw_server(int64_t tokens) {
     const int n = ::epoll_wait(ep, evs, 256, streaming ? 0 : -1);
     for (int i = 0; i < n; ++i) {
       const int fd = evs[i].data.fd;
-      if (fd == stop_pipe[0]) _exit(0);
+      if (fd == stop_fd) return;
       if (fd == lfd) {
         for (int c; (c = ::accept4(lfd, nullptr, nullptr, SOCK_NONBLOCK)) >= 0;) {
           const int one = 1;
@@ -180,6 +178,10 @@ SimChild spawn_raw_server(int64_t tokens) {
         --c.left;  // else: the socket is full; try again next round
     }
   }
+}
+
+SimChild spawn_raw_server(int64_t tokens) {
+  return fork_server([tokens](int stop_fd, auto ready) { serve_raw(stop_fd, ready, tokens); });
 }
 
 sim::SimConfig fast_sim(double step_ms, int max_batch) {

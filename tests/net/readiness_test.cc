@@ -62,13 +62,21 @@ TEST(PendingHandler, PostsOnceAndResetDestroysWithoutCalling) {
   EXPECT_EQ(calls, 1);
 }
 
-TEST(Waiter, AWaitCompletesOnBytesAndTheLoopEndsWithTheLastWait) {
-  asio::io_context io;
+// A waiter on a socket pair's local end, with a wait pending once wait() ran.
+class WaiterOnAPair : public ::testing::Test {
+ protected:
+  void wait() {
+    ASSERT_TRUE(w.attach(io.get_executor(), sp.local));
+    w.async_wait([this](error_code ec) { got = ec; });
+  }
+  asio::io_context io;  // declared first: destroyed after the waiter and the sockets
   SocketPair sp;
   Waiter w;
-  ASSERT_TRUE(w.attach(io.get_executor(), sp.local));
   std::optional<error_code> got;
-  w.async_wait([&](error_code ec) { got = ec; });
+};
+
+TEST_F(WaiterOnAPair, AWaitCompletesOnBytesAndTheLoopEndsWithTheLastWait) {
+  wait();
   io.poll();
   EXPECT_FALSE(got) << "nothing was sent yet";
   sp.send("data: x\n\n");
@@ -99,13 +107,8 @@ TEST(Waiter, AnEdgeWithoutAPendingWaitIsKeptAsReady) {
   EXPECT_EQ(sp.drain(), 1u);
 }
 
-TEST(Waiter, PeerCloseIsAHangUpEvenWhenItCameWithTheLastBytes) {
-  asio::io_context io;
-  SocketPair sp;
-  Waiter w;
-  ASSERT_TRUE(w.attach(io.get_executor(), sp.local));
-  std::optional<error_code> got;
-  w.async_wait([&](error_code ec) { got = ec; });
+TEST_F(WaiterOnAPair, PeerCloseIsAHangUpEvenWhenItCameWithTheLastBytes) {
+  wait();
   sp.send("last");
   ::shutdown(sp.peer, SHUT_WR);
   io.run();
@@ -113,13 +116,8 @@ TEST(Waiter, PeerCloseIsAHangUpEvenWhenItCameWithTheLastBytes) {
   EXPECT_TRUE(w.hung_up());
 }
 
-TEST(Waiter, DetachAbortsThePendingWait) {
-  asio::io_context io;
-  SocketPair sp;
-  Waiter w;
-  ASSERT_TRUE(w.attach(io.get_executor(), sp.local));
-  std::optional<error_code> got;
-  w.async_wait([&](error_code ec) { got = ec; });
+TEST_F(WaiterOnAPair, DetachAbortsThePendingWait) {
+  wait();
   io.poll();
   EXPECT_FALSE(got);
   w.detach();
