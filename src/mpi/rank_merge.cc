@@ -179,7 +179,7 @@ metrics::RunSummary write_merged_run(const std::string& dir, std::vector<RankRes
 }
 
 std::vector<metrics::RequestRecord> read_rank_records(const std::string& path, int64_t* skipped) {
-  if (!std::ifstream(path)) return {};  // a rank that wrote nothing
+  if (!std::filesystem::exists(path)) return {};  // a rank that wrote nothing
   report::RequestLogContents c = report::read_request_log(path);
   if (skipped) *skipped += c.skipped_lines;
   return std::move(c.records);

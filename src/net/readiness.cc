@@ -67,17 +67,15 @@ void ReadinessService::on_armed_wake(const asio::any_io_executor& executor) {
   if (pending_waits_ > 0) arm(executor);
 }
 
-size_t ReadinessService::harvest() {
+void ReadinessService::harvest() {
   // Drain the set's ready list. No handler runs in here (Waiter::on_ready posts),
   // so every Waiter pointer harvested stays valid through the loop.
   epoll_event events[256];
-  size_t total = 0;
   for (;;) {
     const int n = ::epoll_wait(epoll_fd_, events, 256, 0);
     for (int i = 0; i < n; ++i)
       static_cast<Waiter*>(events[i].data.ptr)->on_ready(events[i].events);
-    if (n > 0) total += static_cast<size_t>(n);
-    if (n < 256) return total;
+    if (n < 256) return;
   }
 }
 

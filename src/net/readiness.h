@@ -15,7 +15,6 @@
 #include <new>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include <boost/asio/posix/stream_descriptor.hpp>
 
@@ -139,7 +138,7 @@ class ReadinessService : public asio::execution_context::service {
   void shutdown() override;
   void arm(const asio::any_io_executor& executor);
   void on_armed_wake(const asio::any_io_executor& executor);
-  size_t harvest();  // the number of ready sockets
+  void harvest();
 
   int epoll_fd_ = -1;
   bool descriptor_owns_fd_ = false;

@@ -17,6 +17,7 @@
 #include <condition_variable>
 #include <deque>
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <thread>
 
@@ -97,8 +98,15 @@ constexpr std::string_view kOpenAiSseHeaders =
     "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n"
     "transfer-encoding: chunked\r\n\r\n";
 
+// One HTTP/1.1 chunk carrying `data`, appended to `out`.
+void append_chunk(std::string& out, std::string_view data) {
+  fmt::format_to(std::back_inserter(out), "{:x}\r\n{}\r\n", data.size(), data);
+}
+
 std::string chunk(std::string_view data) {
-  return fmt::format("{:x}\r\n{}\r\n", data.size(), data);
+  std::string out;
+  append_chunk(out, data);
+  return out;
 }
 
 awaitable<void> sleep_ms(int64_t ms) {
@@ -344,9 +352,8 @@ awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, Ap
       fm.append_token_event(event, e.index, e.last);
       if (e.last) event += fm.stream_end();
       out.clear();
-      fmt::format_to(std::back_inserter(out), "{:x}\r\n", event.size());
-      out += event;
-      out += e.last ? "\r\n0\r\n\r\n" : "\r\n";
+      append_chunk(out, event);
+      if (e.last) out += "0\r\n\r\n";
       if (!co_await write_all(sock, out)) {
         if (!e.last)
           drop(false, "client_gone");
