@@ -1,7 +1,9 @@
 #include "mpi/record_codec.h"
 
+#include <array>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 
 #include "common/error.h"
@@ -9,7 +11,7 @@
 namespace sb::mpi {
 namespace {
 
-constexpr uint32_t kMagic = 0x31524253;  // "SBR1" read as a little-endian u32
+constexpr uint32_t kMagic = 0x32524253;  // "SBR2" read as a little-endian u32
 
 template <class T>
 void put(std::string& out, T v) {
@@ -17,6 +19,11 @@ void put(std::string& out, T v) {
   char buf[sizeof(T)];
   std::memcpy(buf, &v, sizeof(T));
   out.append(buf, sizeof(T));
+}
+
+template <class T, size_t N>
+void put_array(std::string& out, const std::array<T, N>& a) {
+  for (const T& v : a) put<T>(out, v);
 }
 
 void put_string(std::string& out, const std::string& s) {
@@ -34,6 +41,17 @@ class Reader {
     std::memcpy(&v, b_.data() + pos_, sizeof(T));
     pos_ += sizeof(T);
     return v;
+  }
+  template <class T, size_t N>
+  void get_array(std::array<T, N>& a) {
+    for (T& v : a) v = get<T>();
+  }
+  // An enum stored as one byte; throws when the value is not below `count`.
+  template <class E>
+  E get_enum(size_t count, const char* what) {
+    const auto v = get<uint8_t>();
+    if (v >= count) throw Error(std::string("rank results: bad ") + what);
+    return static_cast<E>(v);
   }
   std::string get_string() {
     const auto n = get<uint32_t>();
@@ -57,33 +75,102 @@ class Reader {
   size_t pos_ = 0;
 };
 
+constexpr size_t kTokenSources = static_cast<size_t>(metrics::TokenSource::none) + 1;
+
+// The structured bindings below name every member of the struct they unpack: adding a
+// member to RequestRecord, RequestQuality, BleuStats or ChrfStats stops this file from
+// compiling until the codec (and the comparison in tests/mpi/record_codec_test.cc) carries it.
+
+void put_quality(std::string& out, const quality::RequestQuality& q) {
+  const auto& [bleu, chrf, rouge_l, exact_match, empty_reference, bleu_stats, chrf_stats] = q;
+  for (double v : {bleu, chrf, rouge_l}) put<double>(out, v);
+  put<uint8_t>(out, exact_match ? 1 : 0);
+  put<uint8_t>(out, empty_reference ? 1 : 0);
+  const auto& [hyp_len, ref_len, correct, total] = bleu_stats;
+  put<int64_t>(out, hyp_len);
+  put<int64_t>(out, ref_len);
+  put_array(out, correct);
+  put_array(out, total);
+  const auto& [chrf_hyp, chrf_ref, chrf_match] = chrf_stats;
+  put_array(out, chrf_hyp);
+  put_array(out, chrf_ref);
+  put_array(out, chrf_match);
+}
+
+std::shared_ptr<const quality::RequestQuality> get_quality(Reader& in) {
+  auto q = std::make_shared<quality::RequestQuality>();
+  auto& [bleu, chrf, rouge_l, exact_match, empty_reference, bleu_stats, chrf_stats] = *q;
+  for (double* v : {&bleu, &chrf, &rouge_l}) *v = in.get<double>();
+  exact_match = in.get<uint8_t>() != 0;
+  empty_reference = in.get<uint8_t>() != 0;
+  auto& [hyp_len, ref_len, correct, total] = bleu_stats;
+  hyp_len = in.get<int64_t>();
+  ref_len = in.get<int64_t>();
+  in.get_array(correct);
+  in.get_array(total);
+  auto& [chrf_hyp, chrf_ref, chrf_match] = chrf_stats;
+  in.get_array(chrf_hyp);
+  in.get_array(chrf_ref);
+  in.get_array(chrf_match);
+  return q;
+}
+
+void put_record(std::string& out, const metrics::RequestRecord& r) {
+  const auto& [id, request_class, warmup, status, error_class, error, t_sched_ns, t_send_ns,
+               t_first_ns, t_first_content_ns, t_last_ns, t_end_ns, input_tokens, output_tokens,
+               output_tokens_source, output_tokens_alt, output_tokens_alt_source, output_text,
+               quality, events, itl_ms] = r;
+  put<uint64_t>(out, id);
+  put<uint8_t>(out, warmup ? 1 : 0);
+  put<int32_t>(out, status);
+  put<uint8_t>(out, static_cast<uint8_t>(error_class));
+  for (int64_t t : {t_sched_ns, t_send_ns, t_first_ns, t_first_content_ns, t_last_ns, t_end_ns,
+                    input_tokens, output_tokens, output_tokens_alt})
+    put<int64_t>(out, t);
+  put<uint8_t>(out, static_cast<uint8_t>(output_tokens_source));
+  put<uint8_t>(out, static_cast<uint8_t>(output_tokens_alt_source));
+  put<uint32_t>(out, events);
+  put_string(out, request_class);
+  put_string(out, error);
+  put_string(out, output_text);
+  put<uint32_t>(out, static_cast<uint32_t>(itl_ms.size()));
+  if (!itl_ms.empty())
+    out.append(reinterpret_cast<const char*>(itl_ms.data()), itl_ms.size() * sizeof(float));
+  put<uint8_t>(out, quality ? 1 : 0);
+  if (quality) put_quality(out, *quality);
+}
+
+void get_record(Reader& in, metrics::RequestRecord& r) {
+  auto& [id, request_class, warmup, status, error_class, error, t_sched_ns, t_send_ns, t_first_ns,
+         t_first_content_ns, t_last_ns, t_end_ns, input_tokens, output_tokens, output_tokens_source,
+         output_tokens_alt, output_tokens_alt_source, output_text, quality, events, itl_ms] = r;
+  id = in.get<uint64_t>();
+  warmup = in.get<uint8_t>() != 0;
+  status = in.get<int32_t>();
+  error_class = in.get_enum<ErrorClass>(kErrorClassNames.size(), "error class");
+  for (int64_t* t : {&t_sched_ns, &t_send_ns, &t_first_ns, &t_first_content_ns, &t_last_ns,
+                     &t_end_ns, &input_tokens, &output_tokens, &output_tokens_alt})
+    *t = in.get<int64_t>();
+  output_tokens_source = in.get_enum<metrics::TokenSource>(kTokenSources, "token source");
+  output_tokens_alt_source = in.get_enum<metrics::TokenSource>(kTokenSources, "token source");
+  events = in.get<uint32_t>();
+  request_class = in.get_string();
+  error = in.get_string();
+  output_text = in.get_string();
+  in.get_floats(itl_ms, in.get<uint32_t>());
+  quality = in.get<uint8_t>() != 0 ? get_quality(in) : nullptr;
+}
+
 }  // namespace
 
 std::string encode_records(const std::vector<metrics::RequestRecord>& records) {
   std::string out;
   size_t itl = 0;
   for (const auto& r : records) itl += r.itl_ms.size();
-  out.reserve(12 + records.size() * 112 + itl * sizeof(float));
+  out.reserve(12 + records.size() * 116 + itl * sizeof(float));
   put<uint32_t>(out, kMagic);
   put<uint64_t>(out, records.size());
-  for (const auto& r : records) {
-    put<uint64_t>(out, r.id);
-    put<uint8_t>(out, r.warmup ? 1 : 0);
-    put<int32_t>(out, r.status);
-    put<uint8_t>(out, static_cast<uint8_t>(r.error_class));
-    for (int64_t t : {r.t_sched_ns, r.t_send_ns, r.t_first_ns, r.t_first_content_ns, r.t_last_ns,
-                      r.t_end_ns, r.input_tokens, r.output_tokens, r.output_tokens_alt})
-      put<int64_t>(out, t);
-    put<uint8_t>(out, static_cast<uint8_t>(r.output_tokens_source));
-    put<uint8_t>(out, static_cast<uint8_t>(r.output_tokens_alt_source));
-    put<uint32_t>(out, r.events);
-    put_string(out, r.request_class);
-    put_string(out, r.error);
-    put_string(out, r.output_text);
-    put<uint32_t>(out, static_cast<uint32_t>(r.itl_ms.size()));
-    if (!r.itl_ms.empty())
-      out.append(reinterpret_cast<const char*>(r.itl_ms.data()), r.itl_ms.size() * sizeof(float));
-  }
+  for (const auto& r : records) put_record(out, r);
   return out;
 }
 
@@ -94,23 +181,7 @@ std::vector<metrics::RequestRecord> decode_records(std::string_view bytes) {
   const auto n = in.get<uint64_t>();
   if (n > bytes.size()) throw Error("rank results: record count larger than the buffer");
   std::vector<metrics::RequestRecord> out(n);
-  for (auto& r : out) {
-    r.id = in.get<uint64_t>();
-    r.warmup = in.get<uint8_t>() != 0;
-    r.status = in.get<int32_t>();
-    r.error_class = static_cast<ErrorClass>(in.get<uint8_t>());
-    for (int64_t* t :
-         {&r.t_sched_ns, &r.t_send_ns, &r.t_first_ns, &r.t_first_content_ns, &r.t_last_ns,
-          &r.t_end_ns, &r.input_tokens, &r.output_tokens, &r.output_tokens_alt})
-      *t = in.get<int64_t>();
-    r.output_tokens_source = static_cast<metrics::TokenSource>(in.get<uint8_t>());
-    r.output_tokens_alt_source = static_cast<metrics::TokenSource>(in.get<uint8_t>());
-    r.events = in.get<uint32_t>();
-    r.request_class = in.get_string();
-    r.error = in.get_string();
-    r.output_text = in.get_string();
-    in.get_floats(r.itl_ms, in.get<uint32_t>());
-  }
+  for (auto& r : out) get_record(in, r);
   return out;
 }
 

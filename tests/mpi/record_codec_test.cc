@@ -2,22 +2,48 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <string>
+
 #include "common/error.h"
+#include "report/request_jsonl.h"
 
 namespace sb::mpi {
 namespace {
 
+quality::RequestQuality sample_quality(int k) {
+  quality::RequestQuality q;
+  q.bleu = 41.5 + k;
+  q.chrf = 63.25;
+  q.rouge_l = 0.375;
+  q.exact_match = true;
+  q.empty_reference = true;
+  q.bleu_stats.hyp_len = 11;
+  q.bleu_stats.ref_len = 12;
+  for (int n = 0; n < quality::kBleuOrder; ++n) {
+    q.bleu_stats.correct[n] = 10 - n;
+    q.bleu_stats.total[n] = 11 - n;
+  }
+  for (int n = 0; n < quality::kChrfOrder; ++n) {
+    q.chrf_stats.hyp[n] = 100 + n;
+    q.chrf_stats.ref[n] = 200 + n;
+    q.chrf_stats.match[n] = 50 + n;
+  }
+  return q;
+}
+
+// Every member differs from its RequestRecord default.
 metrics::RequestRecord sample(uint64_t id) {
   metrics::RequestRecord r;
-  r.id = id;
+  r.id = id + 1;
   r.request_class = "chat";
-  r.warmup = id % 2 == 0;
-  r.status = 200;
-  r.error_class = id % 3 == 0 ? ErrorClass::overloaded : ErrorClass::ok;
-  r.error = id % 3 == 0 ? "busy \xff" : "";
+  r.warmup = true;
+  r.status = 503;
+  r.error_class = ErrorClass::overloaded;
+  r.error = "busy \xff";
   r.t_sched_ns = 10;
   r.t_send_ns = 20 + static_cast<int64_t>(id);
-  r.t_first_ns = metrics::kNoTime;
+  r.t_first_ns = 30;
   r.t_first_content_ns = 40;
   r.t_last_ns = 50;
   r.t_end_ns = 60;
@@ -27,37 +53,123 @@ metrics::RequestRecord sample(uint64_t id) {
   r.output_tokens_alt = 8;
   r.output_tokens_alt_source = metrics::TokenSource::estimate;
   r.output_text = "hello";
+  r.quality = std::make_shared<const quality::RequestQuality>(sample_quality(static_cast<int>(id)));
   r.events = 3;
   r.itl_ms = {0.5f, 1.25f};
   return r;
 }
 
+void expect_same_quality(const quality::RequestQuality& a, const quality::RequestQuality& b) {
+  EXPECT_EQ(a.bleu, b.bleu);
+  EXPECT_EQ(a.chrf, b.chrf);
+  EXPECT_EQ(a.rouge_l, b.rouge_l);
+  EXPECT_EQ(a.exact_match, b.exact_match);
+  EXPECT_EQ(a.empty_reference, b.empty_reference);
+  EXPECT_EQ(a.bleu_stats.hyp_len, b.bleu_stats.hyp_len);
+  EXPECT_EQ(a.bleu_stats.ref_len, b.bleu_stats.ref_len);
+  EXPECT_EQ(a.bleu_stats.correct, b.bleu_stats.correct);
+  EXPECT_EQ(a.bleu_stats.total, b.bleu_stats.total);
+  EXPECT_EQ(a.chrf_stats.hyp, b.chrf_stats.hyp);
+  EXPECT_EQ(a.chrf_stats.ref, b.chrf_stats.ref);
+  EXPECT_EQ(a.chrf_stats.match, b.chrf_stats.match);
+}
+
+// Compares every member. The structured binding must name each member of RequestRecord: when
+// a member is added, this stops compiling ("N names provided ... decomposes into N+1
+// elements"). Then carry the new member in src/mpi/record_codec.cc (which fails the same way),
+// set it to a non-default value in sample() and compare it here.
+void expect_same(const metrics::RequestRecord& a, const metrics::RequestRecord& b) {
+  const auto& [id, request_class, warmup, status, error_class, error, t_sched_ns, t_send_ns,
+               t_first_ns, t_first_content_ns, t_last_ns, t_end_ns, input_tokens, output_tokens,
+               output_tokens_source, output_tokens_alt, output_tokens_alt_source, output_text,
+               quality, events, itl_ms] = a;
+  EXPECT_EQ(id, b.id);
+  EXPECT_EQ(request_class, b.request_class);
+  EXPECT_EQ(warmup, b.warmup);
+  EXPECT_EQ(status, b.status);
+  EXPECT_EQ(error_class, b.error_class);
+  EXPECT_EQ(error, b.error);
+  EXPECT_EQ(t_sched_ns, b.t_sched_ns);
+  EXPECT_EQ(t_send_ns, b.t_send_ns);
+  EXPECT_EQ(t_first_ns, b.t_first_ns);
+  EXPECT_EQ(t_first_content_ns, b.t_first_content_ns);
+  EXPECT_EQ(t_last_ns, b.t_last_ns);
+  EXPECT_EQ(t_end_ns, b.t_end_ns);
+  EXPECT_EQ(input_tokens, b.input_tokens);
+  EXPECT_EQ(output_tokens, b.output_tokens);
+  EXPECT_EQ(output_tokens_source, b.output_tokens_source);
+  EXPECT_EQ(output_tokens_alt, b.output_tokens_alt);
+  EXPECT_EQ(output_tokens_alt_source, b.output_tokens_alt_source);
+  EXPECT_EQ(output_text, b.output_text);
+  ASSERT_EQ(quality == nullptr, b.quality == nullptr);
+  if (quality) expect_same_quality(*quality, *b.quality);
+  EXPECT_EQ(events, b.events);
+  EXPECT_EQ(itl_ms, b.itl_ms);
+  // The requests.jsonl line covers what the output contract shows, quality and output text
+  // included, so a member that reaches the log but not the codec fails here too.
+  std::string line_a, line_b;
+  report::append_request_jsonl(line_a, a);
+  report::append_request_jsonl(line_b, b);
+  EXPECT_EQ(line_a, line_b);
+}
+
+TEST(RecordCodec, SampleSetsEveryFieldToANonDefaultValue) {
+  const metrics::RequestRecord d, s = sample(0);
+  const quality::RequestQuality dq;
+  // Each comparison differs, so a member the codec dropped (decoded as its default) would
+  // show in RoundTripsEveryField.
+  EXPECT_NE(s.id, d.id);
+  EXPECT_NE(s.request_class, d.request_class);
+  EXPECT_NE(s.warmup, d.warmup);
+  EXPECT_NE(s.status, d.status);
+  EXPECT_NE(s.error_class, d.error_class);
+  EXPECT_NE(s.error, d.error);
+  for (auto [got, def] : {std::pair{s.t_sched_ns, d.t_sched_ns},
+                          {s.t_send_ns, d.t_send_ns},
+                          {s.t_first_ns, d.t_first_ns},
+                          {s.t_first_content_ns, d.t_first_content_ns},
+                          {s.t_last_ns, d.t_last_ns},
+                          {s.t_end_ns, d.t_end_ns},
+                          {s.input_tokens, d.input_tokens},
+                          {s.output_tokens, d.output_tokens},
+                          {s.output_tokens_alt, d.output_tokens_alt}})
+    EXPECT_NE(got, def);
+  EXPECT_NE(s.output_tokens_source, d.output_tokens_source);
+  EXPECT_NE(s.output_tokens_alt_source, d.output_tokens_alt_source);
+  EXPECT_NE(s.output_text, d.output_text);
+  ASSERT_NE(s.quality, nullptr);
+  EXPECT_EQ(d.quality, nullptr);
+  EXPECT_NE(s.events, d.events);
+  EXPECT_NE(s.itl_ms, d.itl_ms);
+  const auto& q = *s.quality;
+  EXPECT_NE(q.bleu, dq.bleu);
+  EXPECT_NE(q.chrf, dq.chrf);
+  EXPECT_NE(q.rouge_l, dq.rouge_l);
+  EXPECT_NE(q.exact_match, dq.exact_match);
+  EXPECT_NE(q.empty_reference, dq.empty_reference);
+  EXPECT_NE(q.bleu_stats.hyp_len, dq.bleu_stats.hyp_len);
+  EXPECT_NE(q.bleu_stats.ref_len, dq.bleu_stats.ref_len);
+  for (int n = 0; n < quality::kBleuOrder; ++n) {
+    EXPECT_NE(q.bleu_stats.correct[n], 0);
+    EXPECT_NE(q.bleu_stats.total[n], 0);
+  }
+  for (int n = 0; n < quality::kChrfOrder; ++n) {
+    EXPECT_NE(q.chrf_stats.hyp[n], 0);
+    EXPECT_NE(q.chrf_stats.ref[n], 0);
+    EXPECT_NE(q.chrf_stats.match[n], 0);
+  }
+}
+
 TEST(RecordCodec, RoundTripsEveryField) {
-  std::vector<metrics::RequestRecord> in{sample(0), sample(1), sample(3), {}};
+  metrics::RequestRecord unscored = sample(7);
+  unscored.quality = nullptr;
+  unscored.itl_ms.clear();
+  std::vector<metrics::RequestRecord> in{sample(0), sample(1), unscored, {}};
   const auto out = decode_records(encode_records(in));
   ASSERT_EQ(out.size(), in.size());
   for (size_t i = 0; i < in.size(); ++i) {
-    const auto &a = in[i], &b = out[i];
-    EXPECT_EQ(a.id, b.id);
-    EXPECT_EQ(a.request_class, b.request_class);
-    EXPECT_EQ(a.warmup, b.warmup);
-    EXPECT_EQ(a.status, b.status);
-    EXPECT_EQ(a.error_class, b.error_class);
-    EXPECT_EQ(a.error, b.error);
-    EXPECT_EQ(a.t_sched_ns, b.t_sched_ns);
-    EXPECT_EQ(a.t_send_ns, b.t_send_ns);
-    EXPECT_EQ(a.t_first_ns, b.t_first_ns);
-    EXPECT_EQ(a.t_first_content_ns, b.t_first_content_ns);
-    EXPECT_EQ(a.t_last_ns, b.t_last_ns);
-    EXPECT_EQ(a.t_end_ns, b.t_end_ns);
-    EXPECT_EQ(a.input_tokens, b.input_tokens);
-    EXPECT_EQ(a.output_tokens, b.output_tokens);
-    EXPECT_EQ(a.output_tokens_source, b.output_tokens_source);
-    EXPECT_EQ(a.output_tokens_alt, b.output_tokens_alt);
-    EXPECT_EQ(a.output_tokens_alt_source, b.output_tokens_alt_source);
-    EXPECT_EQ(a.output_text, b.output_text);
-    EXPECT_EQ(a.events, b.events);
-    EXPECT_EQ(a.itl_ms, b.itl_ms);
+    SCOPED_TRACE(i);
+    expect_same(in[i], out[i]);
   }
 }
 
@@ -67,6 +179,13 @@ TEST(RecordCodec, RejectsTruncatedAndForeignBuffers) {
     EXPECT_THROW(decode_records(std::string_view(bytes).substr(0, cut)), Error) << cut;
   EXPECT_THROW(decode_records("XXXXXXXXXXXXXXXX"), Error);
   EXPECT_TRUE(decode_records(encode_records({})).empty());
+}
+
+TEST(RecordCodec, RejectsAnOutOfRangeErrorClass) {
+  std::string bytes = encode_records({sample(1)});
+  // magic (4) + count (8) + id (8) + warmup (1) + status (4), then the error class byte.
+  bytes[4 + 8 + 8 + 1 + 4] = static_cast<char>(kErrorClassNames.size());
+  EXPECT_THROW(decode_records(bytes), Error);
 }
 
 }  // namespace
