@@ -12,6 +12,7 @@
 #include "report/markdown_report.h"
 #include "report/run_folder.h"
 #include "report/run_outputs.h"
+#include "report/study_tables.h"
 #include "report/svg_chart.h"
 
 namespace sb::cli {
@@ -23,7 +24,9 @@ struct ReportFlags {
   std::string output;
   std::string format = "html";
   std::vector<std::string> sla;
-  double max_error_rate = 0.01;
+  double max_error_rate = report::kDefaultMaxErrorRate;
+  int64_t min_requests = report::kDefaultMinRequests;
+  double at_concurrency = 0;  // 0: the highest concurrency run by every backend
   std::string title = "servebench report";
   std::string png_dir;
   bool quiet = false;
@@ -78,12 +81,22 @@ int run_report(const ReportFlags& f) {
   o.title = f.title;
   o.max_error_rate = f.max_error_rate;
   o.tool_version = SERVEBENCH_VERSION;
+  if (f.min_requests < 1) throw usage_error("--min-requests: give a count of at least 1, e.g. 30");
+  o.min_requests = f.min_requests;
+  if (f.at_concurrency < 0)
+    throw usage_error("--at-concurrency: give a concurrency level, e.g. 200");
+  if (f.at_concurrency > 0) o.at_concurrency = f.at_concurrency;
   for (const std::string& s : f.sla) o.sla.push_back(report::parse_sla(s));
 
   const std::vector<report::RunData> runs = report::load_runs(paths);
   if (!f.quiet)
     for (const auto& r : runs)
       for (const auto& w : r.warnings) fmt::print(stderr, "servebench: warning: {}\n", w);
+
+  // The study's tables on the terminal (stdout), unless stdout carries the report itself.
+  const report::Study study = report::study_of(runs, o);
+  const bool to_stdout = f.output == "-";
+  if (!f.quiet && !to_stdout) fmt::print("{}", report::study_text(study));
 
   const std::string text = f.format == "md" ? report::render_markdown_report(runs, o)
                                             : report::render_html_report(runs, o);
@@ -117,8 +130,15 @@ std::function<int()> add_report_command(CLI::App& root) {
   app->add_option("--sla", f->sla,
                   "SLO to check, repeatable: p99_e2e_ms:200, p90_ttft_ms:500, error_rate_pct:1, "
                   "min_rps:10, min_goodput_pct:95");
-  app->add_option("--max-error-rate", f->max_error_rate,
-                  "A run above this error rate (fraction) is not stable (default 0.01)");
+  app->add_option(
+      "--max-error-rate", f->max_error_rate,
+      "A run above this error rate (fraction) is not stable (default 0.05, the plan's)");
+  app->add_option("--min-requests", f->min_requests,
+                  "Smallest sample a study cell is judged from; fewer reads \"insufficient\" "
+                  "(default 30)");
+  app->add_option("--at-concurrency", f->at_concurrency,
+                  "The load of the study's per-load tables (default: the highest concurrency "
+                  "run by every backend)");
   app->add_option("--title", f->title, "Report title");
   app->add_option("--png-dir", f->png_dir,
                   "Also write every chart as DIR/ID.svg and DIR/ID.png (needs rsvg-convert)");

@@ -1,12 +1,17 @@
 #include "plan/plan_index.h"
 
 #include <ctime>
-#include <map>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "report/gpu_use.h"
+#include "report/run_folder.h"
 #include "report/run_outputs.h"
+#include "report/study_tables.h"
 
 namespace sb::plan {
 namespace {
@@ -49,6 +54,19 @@ PlanIndex::PlanIndex(std::string dir, std::string plan_name)
     : dir_(std::move(dir)), plan_(std::move(plan_name)), started_at_(now_utc()) {}
 
 void PlanIndex::add(IndexRow row) {
+  std::ifstream in(std::filesystem::path(dir_) / row.folder / "summary.json");
+  if (in && !row.folder.empty()) {
+    std::stringstream text;
+    text << in.rdbuf();
+    const json s = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+    if (s.is_object()) {
+      const report::GpuUse g = report::gpu_use_of(s);
+      row.gpu_mem_used_peak_mib = g.mem_used_peak_mib;
+      row.sm_util_mean_pct = g.sm_util_mean_pct;
+      row.mem_bw_util_mean_pct = g.mem_bw_util_mean_pct;
+      row.sim_time_scale = report::number_at(s, {"config", "sim_time_scale"});
+    }
+  }
   runs_.push_back(std::move(row));
 }
 void PlanIndex::add(SearchRow row) {
@@ -60,7 +78,8 @@ void PlanIndex::write(bool finished) const {
   std::string csv =
       "provider,scenario,stage,kind,load_kind,load_level,folder,status,requests,ttft_p50_ms,"
       "ttft_p99_ms,e2e_p50_ms,e2e_p99_ms,qps,output_tokens_per_s,error_rate,goodput_fraction,"
-      "slo_met,cold_start_s,error\n";
+      "slo_met,cold_start_s,gpu_mem_used_peak_mib,sm_util_mean_pct,mem_bw_util_mean_pct,"
+      "sim_time_scale,error\n";
   for (const auto& r : runs_) {
     const Headline& h = r.headline;
     runs.push_back({{"provider", r.provider},
@@ -82,15 +101,20 @@ void PlanIndex::write(bool finished) const {
                     {"output_tokens_per_s", opt(h.output_tokens_per_s)},
                     {"error_rate", r.status == "ok" ? json(h.error_rate) : json(nullptr)},
                     {"goodput_fraction", opt(h.goodput_fraction)},
-                    {"slo_met", r.slo_met}});
-    csv += fmt::format("{},{},{},{},{},{:g},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                       csv_text(r.provider), csv_text(r.scenario), csv_text(r.stage), r.kind,
-                       r.load_kind, r.load_level, csv_text(r.folder), r.status, h.requests,
-                       csv_num(h.ttft_p50_ms), csv_num(h.ttft_p99_ms), csv_num(h.e2e_p50_ms),
-                       csv_num(h.e2e_p99_ms), csv_num(h.qps), csv_num(h.output_tokens_per_s),
-                       r.status == "ok" ? csv_num(h.error_rate) : std::string(),
-                       csv_num(h.goodput_fraction), r.slo_met ? "true" : "false",
-                       csv_num(r.cold_start_s), csv_text(r.error));
+                    {"slo_met", r.slo_met},
+                    {"gpu_mem_used_peak_mib", opt(r.gpu_mem_used_peak_mib)},
+                    {"sm_util_mean_pct", opt(r.sm_util_mean_pct)},
+                    {"mem_bw_util_mean_pct", opt(r.mem_bw_util_mean_pct)},
+                    {"sim_time_scale", opt(r.sim_time_scale)}});
+    csv += fmt::format(
+        "{},{},{},{},{},{:g},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        csv_text(r.provider), csv_text(r.scenario), csv_text(r.stage), r.kind, r.load_kind,
+        r.load_level, csv_text(r.folder), r.status, h.requests, csv_num(h.ttft_p50_ms),
+        csv_num(h.ttft_p99_ms), csv_num(h.e2e_p50_ms), csv_num(h.e2e_p99_ms), csv_num(h.qps),
+        csv_num(h.output_tokens_per_s), r.status == "ok" ? csv_num(h.error_rate) : std::string(),
+        csv_num(h.goodput_fraction), r.slo_met ? "true" : "false", csv_num(r.cold_start_s),
+        csv_num(r.gpu_mem_used_peak_mib), csv_num(r.sm_util_mean_pct),
+        csv_num(r.mem_bw_util_mean_pct), csv_num(r.sim_time_scale), csv_text(r.error));
   }
   json searches = json::array();
   for (const auto& s : searches_)
@@ -114,55 +138,34 @@ void PlanIndex::write(bool finished) const {
 }
 
 std::string PlanIndex::comparison_table() const {
-  struct Cell {
-    std::string p99_at;  // "812 ms @ c16"
-    double peak_qps = -1;
-    std::string peak_at;
-    std::string knee = "-", max_stable = "-";
-    int failed = 0;
-    double stable_level = -1;
-  };
-  std::vector<std::pair<std::string, std::string>> order;
-  std::map<std::pair<std::string, std::string>, Cell> cells;
+  std::vector<std::string> folders;
+  int failed = 0;
   for (const auto& r : runs_) {
-    const auto key = std::pair(r.provider, r.scenario);
-    if (!cells.count(key)) order.push_back(key);
-    Cell& c = cells[key];
-    if (r.status != "ok") {
-      ++c.failed;
-      continue;
-    }
-    if ((r.kind == "baseline" || r.kind == "soak") && c.p99_at.empty() && r.headline.e2e_p99_ms)
-      c.p99_at = fmt::format("{:.0f} ms @ {}", *r.headline.e2e_p99_ms,
-                             level_text(r.load_kind, r.load_level));
-    if (r.kind == "sweep" && r.slo_met && r.headline.error_rate <= 0.05 &&
-        (c.stable_level < 0 || r.load_level > c.stable_level)) {
-      c.stable_level = r.load_level;  // without a search: the highest stable sweep level
-      c.max_stable = level_text(r.load_kind, r.load_level);
-    }
-    if (r.headline.qps && *r.headline.qps > c.peak_qps) {
-      c.peak_qps = *r.headline.qps;
-      c.peak_at = level_text(r.load_kind, r.load_level);
+    const auto dir = std::filesystem::path(dir_) / r.folder;
+    if (!r.folder.empty() && std::filesystem::exists(dir / "summary.json"))
+      folders.push_back(dir.string());
+    else
+      ++failed;
+  }
+  std::string out;
+  if (!folders.empty()) {
+    try {
+      out = report::study_text(report::analyse_study(report::load_runs(folders), {}));
+    } catch (const std::exception& e) {
+      out = fmt::format("(no study tables: {})\n", e.what());
     }
   }
-  for (const auto& s : searches_) {
-    auto it = cells.find({s.provider, s.scenario});
-    if (it == cells.end()) continue;
-    if (s.knee && it->second.knee == "-") it->second.knee = fmt::format("{:g}", *s.knee);
-    if (s.max_stable)
-      it->second.max_stable = s.kind == "rate_search" ? fmt::format("{:g}/s", *s.max_stable)
-                                                      : fmt::format("{:g}", *s.max_stable);
-  }
-  std::string out =
-      fmt::format("{:<16} {:<9} {:>18} {:>10} {:>9} {:>6} {:>10} {:>6}\n", "provider", "scenario",
-                  "p99 e2e @ load", "peak QPS", "at", "knee", "max stable", "failed");
-  for (const auto& key : order) {
-    const Cell& c = cells[key];
-    out += fmt::format("{:<16} {:<9} {:>18} {:>10} {:>9} {:>6} {:>10} {:>6}\n", key.first,
-                       key.second.empty() ? "-" : key.second, c.p99_at.empty() ? "-" : c.p99_at,
-                       c.peak_qps < 0 ? std::string("-") : fmt::format("{:.2f}", c.peak_qps),
-                       c.peak_at.empty() ? "-" : c.peak_at, c.knee, c.max_stable, c.failed);
-  }
+  for (const auto& s : searches_)
+    out += fmt::format(
+        "{} {} {}: {} stopped ({}), knee {}, peak {:.4g} req/s at {}, max stable {}\n", s.provider,
+        s.scenario.empty() ? "-" : s.scenario, s.stage, s.kind, s.stop_reason,
+        s.knee ? fmt::format("{:g}", *s.knee) : "-", s.peak_qps,
+        level_text(s.kind == "rate_search" ? "rate" : "concurrency", s.peak_level),
+        s.max_stable ? level_text(s.kind == "rate_search" ? "rate" : "concurrency", *s.max_stable)
+                     : "-");
+  if (failed > 0)
+    out += fmt::format("{} run{} without results (failed before measuring)\n", failed,
+                       failed == 1 ? "" : "s");
   return out;
 }
 

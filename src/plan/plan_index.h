@@ -7,10 +7,14 @@
 // index.json: {"schema": "servebench.plan-index/1", "plan", "started_at", "finished",
 //   "runs": [{provider, scenario, stage, kind, load_kind, load_level, folder, status, error,
 //             cold_start_s, requests, ttft_p50_ms, ttft_p99_ms, e2e_p50_ms, e2e_p99_ms,
-//             qps, output_tokens_per_s, error_rate, goodput_fraction, slo_met}],
+//             qps, output_tokens_per_s, error_rate, goodput_fraction, slo_met,
+//             gpu_mem_used_peak_mib, sm_util_mean_pct, mem_bw_util_mean_pct, sim_time_scale}],
 //   "searches": [{provider, scenario, stage, kind, knee, peak_qps, peak_level, max_stable,
 //                 stop_reason}]}
 // index.csv: the runs, one row each, the same fields (empty = undefined).
+// The GPU columns come from the run's summary.json `telemetry` (report/gpu_use.h: peak memory
+// used in MiB, mean SM and memory-bandwidth utilisation in %), sim_time_scale from its config
+// (1 = real time; absent for runs without a simulator); add() reads them from the folder.
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +33,8 @@ struct IndexRow {
   std::optional<double> cold_start_s;
   Headline headline;
   bool slo_met = true;
+  std::optional<double> gpu_mem_used_peak_mib, sm_util_mean_pct, mem_bw_util_mean_pct;
+  std::optional<double> sim_time_scale;  // config.sim_time_scale of the run
 };
 
 struct SearchRow {
@@ -43,15 +49,16 @@ struct SearchRow {
 class PlanIndex {
  public:
   PlanIndex(std::string dir, std::string plan_name);
+  // Fills the row's GPU and time-scale fields from DIR/FOLDER/summary.json when it exists.
   void add(IndexRow row);
   void add(SearchRow row);
   // Writes index.json and index.csv (atomically); `finished` marks the end of the plan.
   void write(bool finished) const;
   const std::vector<IndexRow>& runs() const { return runs_; }
   const std::vector<SearchRow>& searches() const { return searches_; }
-  // The comparison table (provider x scenario: P99 e2e at the baseline load, peak QPS and
-  // where, knee, max stable: a search's, else the highest sweep level meeting the SLOs with
-  // at most 5% errors), plain text.
+  // The study's tables and recommendation (report/study_tables.h study_text) over the run
+  // folders of the index, plain text for the terminal; the same numbers `servebench report`
+  // gives for the folder. Searches' knees and stop reasons follow, one line each.
   std::string comparison_table() const;
 
  private:

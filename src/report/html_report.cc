@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "report/recommendation.h"
 #include "report/report_tables.h"
+#include "report/study_tables.h"
 #include "report/svg_chart.h"
 
 namespace sb::report {
@@ -171,7 +173,10 @@ std::vector<Chart> telemetry_charts(const RunData& r, size_t index) {
     if (unit == "bytes") unit = "GiB";
     svg::LineChart& c = by_unit[unit];
     if (c.id.empty()) {
-      std::string id = slug(unit.empty() ? "count" : unit == "%" ? "pct" : unit == "/s" ? "per-s" : unit);
+      std::string id = slug(unit.empty()   ? "count"
+                            : unit == "%"  ? "pct"
+                            : unit == "/s" ? "per-s"
+                                           : unit);
       for (char& ch : id) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       c.id = fmt::format("ts-telemetry-{}-{}", id, index);
       c.title = fmt::format("{}: telemetry ({})", r.name, unit.empty() ? "count" : unit);
@@ -253,7 +258,8 @@ Table telemetry_table(const RunData& r) {
       auto x = number_at(s, {k});
       return x ? fmt::format("{:.4g}", *x * scale) : "–";
     };
-    t.rows.push_back({s.value("report_name", ""), unit == "bytes" ? "GiB" : unit, v("mean"), v("p50"), v("max")});
+    t.rows.push_back({s.value("report_name", ""), unit == "bytes" ? "GiB" : unit, v("mean"),
+                      v("p50"), v("max")});
   }
   for (const json& w : tel.value("warnings", json::array()))
     if (w.is_string()) t.rows.push_back({"warning: " + w.get<std::string>(), "", "", "", ""});
@@ -290,6 +296,15 @@ void charts_div(std::string& out, const std::vector<Chart>& charts) {
 }
 
 }  // namespace
+
+Study study_of(const std::vector<RunData>& runs, const ReportOptions& o) {
+  StudyOptions so;
+  so.sla = o.sla;
+  so.max_error_rate = o.max_error_rate;
+  so.min_requests = o.min_requests;
+  so.at_concurrency = o.at_concurrency;
+  return analyse_study(runs, so);
+}
 
 std::vector<std::pair<std::string, std::string>> report_charts(const std::vector<RunData>& runs,
                                                                const ReportOptions&) {
@@ -333,24 +348,27 @@ std::string render_html_report(const std::vector<RunData>& runs, const ReportOpt
     out += "</section>\n";
   }
 
+  const Study study = study_of(runs, o);
   out += "<section id=\"recommendation\"><h2>Recommendation</h2><ul>";
-  for (const auto& s : recommendations(groups, o.sla, o.max_error_rate))
-    fmt::format_to(it, "<li>{}</li>", escape(s));
-  fmt::format_to(it,
-                 "</ul><p>Stable = error rate ≤ {}%{}; derived from the runs below only.</p>"
-                 "</section>\n",
-                 o.max_error_rate * 100, o.sla.empty() ? "" : " and every SLA rule met");
+  for (const Recommendation& r : recommend(study))
+    fmt::format_to(it, "<li data-scenario=\"{}\" data-winner=\"{}\">{}</li>", escape(r.scenario),
+                   escape(r.winner.value_or("")), escape(r.text));
+  out += "</ul></section>\n";
 
-  out += "<section id=\"comparison\"><h2>Backends × scenarios</h2>";
+  out += "<section id=\"comparison\"><h2>The study's tables</h2>";
+  for (const std::string& n : study_notes(study))
+    fmt::format_to(it, "<p class=\"note\">{}</p>", escape(n));
+  for (const Table& t : study_tables(study)) {
+    fmt::format_to(it, "<h3>{}</h3>", escape(t.title));
+    html_table(out, t);
+  }
+  if (const auto qc = quality_charts(groups); !qc.empty()) charts_div(out, qc);
+  out += "<details><summary>Every load: P99 e2e and QPS per backend × scenario</summary>";
   for (const Table& t : comparison_tables(groups)) {
     fmt::format_to(it, "<h3>{}</h3>", escape(t.title));
     html_table(out, t);
   }
-  const Table peak = peak_table(groups, o.sla, o.max_error_rate);
-  fmt::format_to(it, "<h3>{}</h3>", escape(peak.title));
-  html_table(out, peak);
-  if (const auto qc = quality_charts(groups); !qc.empty()) charts_div(out, qc);
-  out += "</section>\n";
+  out += "</details></section>\n";
 
   const auto lc = load_charts(groups);
   if (!lc.empty()) {
@@ -386,8 +404,9 @@ std::string render_html_report(const std::vector<RunData>& runs, const ReportOpt
     if (r.summary.contains("telemetry")) {
       any_telemetry = true;
       html_table(out, telemetry_table(r));
-      fmt::format_to(it, "<details><summary>{}: telemetry in summary.json</summary><pre>{}</pre></details>",
-                     escape(r.name), escape(r.summary["telemetry"].dump(2)));
+      fmt::format_to(
+          it, "<details><summary>{}: telemetry in summary.json</summary><pre>{}</pre></details>",
+          escape(r.name), escape(r.summary["telemetry"].dump(2)));
     }
   if (!any_telemetry)
     out +=

@@ -1,24 +1,31 @@
 #pragma once
 // `servebench report`: one self-contained HTML file (inline CSS and inline SVG; no script, no
 // external reference) from loaded runs. Sections, in order: notes on skipped or bad input, SLA
-// verdicts, recommendation, the cross-backend comparison tables, peak QPS and max stable
-// load, charts against load (throughput, latency percentiles, error rate, goodput), CDFs of
-// TTFT/TPOT/ITL/e2e, per-run time series, a run summary table, resource use, the effective
-// configuration and host of each run, and the metric glossary.
+// verdicts, recommendation (recommendation.h), the study's tables (study_tables.h; the
+// per-load comparison tables folded under them), charts against load (throughput, latency
+// percentiles, error rate, goodput), CDFs of TTFT/TPOT/ITL/e2e, per-run time series, a run summary
+// table, resource use, the effective configuration and host of each run, and the metric glossary.
 #include <string>
 #include <vector>
 
+#include "report/load_rules.h"
 #include "report/run_analysis.h"
 #include "report/run_folder.h"
+#include "report/study.h"
 
 namespace sb::report {
 
 struct ReportOptions {
   std::string title = "servebench report";
   std::vector<SlaRule> sla;
-  double max_error_rate = 0.01;  // fraction; a run above it is not stable
+  double max_error_rate = kDefaultMaxErrorRate;  // fraction; a run above it is not stable
+  int64_t min_requests = kDefaultMinRequests;    // the study's smallest judged sample
+  std::optional<double> at_concurrency;          // the study's named load (study.h)
   std::string tool_version;
 };
+
+// The study (study.h) of `runs` under these options.
+Study study_of(const std::vector<RunData>& runs, const ReportOptions& options);
 
 std::string render_html_report(const std::vector<RunData>& runs, const ReportOptions& options);
 

@@ -4,7 +4,10 @@
 
 #include <fmt/format.h>
 
+#include "report/html_report.h"
+#include "report/recommendation.h"
 #include "report/report_tables.h"
+#include "report/study_tables.h"
 
 namespace sb::report {
 
@@ -59,14 +62,13 @@ std::string render_markdown_report(const std::vector<RunData>& runs, const Repor
     out += "## SLA compliance\n\n";
     out += markdown_table(sla_table(runs, o.sla)) + "\n";
   }
+  const Study study = study_of(runs, o);
   out += "## Recommendation\n\n";
-  for (const auto& s : recommendations(groups, o.sla, o.max_error_rate))
-    fmt::format_to(it, "- {}\n", s);
-  out += "\n## Backends × scenarios\n\n";
-  for (const Table& t : comparison_tables(groups))
+  for (const Recommendation& r : recommend(study)) fmt::format_to(it, "- {}\n", r.text);
+  out += "\n## The study's tables\n\n";
+  for (const std::string& n : study_notes(study)) fmt::format_to(it, "{}\n\n", n);
+  for (const Table& t : study_tables(study))
     fmt::format_to(it, "### {}\n\n{}\n", t.title, markdown_table(t));
-  fmt::format_to(it, "### {}\n\n{}\n", "Peak throughput and the highest stable load",
-                 markdown_table(peak_table(groups, o.sla, o.max_error_rate)));
   out += "## Runs\n\n" + markdown_table(run_summary_table(runs));
   return out;
 }

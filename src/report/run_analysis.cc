@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "report/load_rules.h"
+#include "report/time_scale.h"
 
 namespace sb::report {
 
@@ -22,18 +24,24 @@ std::string short_metric(const std::string& m) {
   return m.size() > 3 && m.ends_with("_ms") ? m.substr(0, m.size() - 3) : m;
 }
 
+// The rule's number in model time: a time-scaled simulator's latencies ÷ S, rates × S.
 std::optional<double> sla_value(const json& s, const SlaRule& r) {
+  const double scale = time_scale_of(s);
   if (r.metric == "error_rate_pct") {
     auto e = error_rate(s);
     return e ? std::optional<double>(*e * 100) : std::nullopt;
   }
-  if (r.metric == "min_rps") return number_at(s, {"throughput", "requests_per_s"});
+  if (r.metric == "min_rps") {
+    auto q = number_at(s, {"throughput", "requests_per_s"});
+    return q ? std::optional<double>(*q * scale) : std::nullopt;
+  }
   if (r.metric == "min_goodput_pct") {
     auto f = number_at(s, {"goodput", "fraction"});
     return f ? std::optional<double>(*f * 100) : std::nullopt;
   }
   if (!s.contains("metrics") || !s["metrics"].contains(r.metric)) return std::nullopt;
-  return number_at(s["metrics"][r.metric], {r.stat.c_str()});
+  auto v = number_at(s["metrics"][r.metric], {r.stat.c_str()});
+  return v ? std::optional<double>(*v / scale) : std::nullopt;
 }
 
 }  // namespace
@@ -98,19 +106,32 @@ std::optional<double> error_rate(const json& s) {
 std::vector<SlaResult> check_sla(const json& summary, const std::vector<SlaRule>& rules) {
   std::vector<SlaResult> out;
   for (const SlaRule& r : rules) {
-    SlaResult res{r, sla_value(summary, r), false};
+    SlaResult res{r, sla_value(summary, r), r.missing_passes};
     if (res.value) res.pass = r.at_least ? *res.value >= r.limit : *res.value <= r.limit;
     out.push_back(res);
   }
   return out;
 }
 
+std::vector<SlaRule> effective_rules(const json& summary, const std::vector<SlaRule>& given) {
+  if (!given.empty()) return given;
+  std::vector<SlaRule> out;
+  for (const char* m : {"ttft_ms", "tpot_ms", "e2e_ms"})
+    if (auto bound = number_at(summary, {"goodput", "slo", m})) {
+      SlaRule r = parse_sla(fmt::format("p99_{}:{}", m, *bound));
+      r.missing_passes = std::string_view(m) == "tpot_ms";  // as the plan's slo_met
+      out.push_back(r);
+    }
+  return out;
+}
+
 bool is_stable(const json& summary, const std::vector<SlaRule>& rules, double max_error_rate) {
-  const auto e = error_rate(summary);
-  if (!e || *e > max_error_rate) return false;
-  for (const SlaResult& r : check_sla(summary, rules))
-    if (!r.pass) return false;
-  return true;
+  const auto total = number_at(summary, {"run", "requests", "total"}).value_or(0);
+  bool met = true;
+  for (const SlaResult& r : check_sla(summary, effective_rules(summary, rules)))
+    met = met && r.pass;
+  return stable_load(static_cast<int64_t>(total), met, error_rate(summary).value_or(1),
+                     max_error_rate);
 }
 
 std::string RunGroup::name() const {
@@ -158,55 +179,6 @@ std::optional<double> max_stable_load(const RunGroup& g, const std::vector<SlaRu
 
 std::string load_label(const std::string& kind, double value) {
   return kind == "rate" ? fmt::format("{} req/s", value) : fmt::format("concurrency {}", value);
-}
-
-std::vector<std::string> recommendations(const std::vector<RunGroup>& groups,
-                                         const std::vector<SlaRule>& rules, double max_error_rate) {
-  std::map<std::string, std::vector<const RunGroup*>> by_scenario;
-  std::vector<std::string> order;
-  for (const RunGroup& g : groups) {
-    if (!by_scenario.count(g.scenario)) order.push_back(g.scenario);
-    by_scenario[g.scenario].push_back(&g);
-  }
-  const std::string slos =
-      rules.empty() ? fmt::format("an error rate <= {}%", max_error_rate * 100) : "every SLO";
-  std::vector<std::string> out;
-  for (const std::string& scenario : order) {
-    const RunGroup* best = nullptr;
-    double best_load = 0, best_p99 = INFINITY;
-    for (const RunGroup* g : by_scenario[scenario]) {
-      const auto load = max_stable_load(*g, rules, max_error_rate);
-      if (!load) continue;
-      double p99 = INFINITY;
-      for (const RunData* r : g->runs)
-        if (load_of(r->summary).value == *load)
-          p99 = number_at(r->summary, {"metrics", "e2e_ms", "p99"}).value_or(INFINITY);
-      if (!best || *load > best_load || (*load == best_load && p99 < best_p99)) {
-        best = g;
-        best_load = *load;
-        best_p99 = p99;
-      }
-    }
-    if (!best) {
-      out.push_back(
-          fmt::format("for {}: no backend met {} at any measured load; measure lower "
-                      "loads or relax the SLOs",
-                      scenario, slos));
-      continue;
-    }
-    const bool alone = by_scenario[scenario].size() == 1;
-    const std::string where = best->load_kind == "rate"
-                                  ? fmt::format("≤ {} req/s", best_load)
-                                  : fmt::format("≤ {} concurrent users", best_load);
-    std::string s = fmt::format("for {} at {}, {} meets {}{}", scenario, where, best->backend, slos,
-                                alone ? "" : " at the highest load");
-    if (std::isfinite(best_p99)) s += fmt::format(" with P99 e2e {:.1f} ms", best_p99);
-    if (auto peak = peak_qps(*best))
-      s += fmt::format("; its peak is {:.1f} req/s at {}", peak->requests_per_s,
-                       load_label(best->load_kind, peak->load));
-    out.push_back(s);
-  }
-  return out;
 }
 
 }  // namespace sb::report

@@ -4,8 +4,11 @@
 //
 // Definitions (the report's glossary repeats them):
 //   - error rate of a run = run.requests.failed / run.requests.total (measured requests);
-//   - a run is "stable" when it has measured requests, every --sla rule passes and its error
-//     rate is at most max_error_rate (default 1%);
+//   - a run is "stable" (load_rules.h stable_load) when it has measured requests, every SLO
+//     passes and its error rate is at most max_error_rate (default 5%, the plan's). The SLOs
+//     are the --sla rules, else the run's own --goodput bounds as P99 limits (as the plan
+//     runner checks them); a time-scaled simulator's run is checked in model time
+//     (latencies ÷ S, rates × S; time_scale.h);
 //   - the max stable load of a (backend, scenario) group is the highest load L such that the
 //     run at L and every run of the group at a lower load are stable (a load above a failing
 //     one does not count, however it did);
@@ -34,6 +37,7 @@ struct SlaRule {
   std::string stat;    // "p99" for latency rules, "" otherwise
   double limit = 0;
   bool at_least = false;         // true: value >= limit passes; false: value <= limit passes
+  bool missing_passes = false;   // a run without the number passes (a --goodput tpot bound)
   std::string describe() const;  // "P99 e2e <= 200 ms"
 };
 // Throws sb::usage_error (exit code 2) naming the flag and the accepted forms.
@@ -41,12 +45,18 @@ SlaRule parse_sla(std::string_view text);
 
 struct SlaResult {
   SlaRule rule;
-  std::optional<double> value;  // nullopt: the run has no such number (fails)
+  std::optional<double> value;  // in model time (÷ S, rates × S); nullopt: no such number
   bool pass = false;
 };
 std::vector<SlaResult> check_sla(const nlohmann::json& summary, const std::vector<SlaRule>& rules);
 
+// The rules a run is held to: `given` when not empty, else its summary's goodput.slo bounds
+// (ttft_ms, tpot_ms, e2e_ms) as P99 limits.
+std::vector<SlaRule> effective_rules(const nlohmann::json& summary,
+                                     const std::vector<SlaRule>& given);
+
 std::optional<double> error_rate(const nlohmann::json& summary);  // fraction, nullopt if empty
+// stable_load over effective_rules(summary, rules).
 bool is_stable(const nlohmann::json& summary, const std::vector<SlaRule>& rules,
                double max_error_rate);
 
@@ -67,10 +77,6 @@ struct Peak {
 std::optional<Peak> peak_qps(const RunGroup& g);
 std::optional<double> max_stable_load(const RunGroup& g, const std::vector<SlaRule>& rules,
                                       double max_error_rate);
-
-// One sentence per scenario, derived from the groups (see run_analysis.cc).
-std::vector<std::string> recommendations(const std::vector<RunGroup>& groups,
-                                         const std::vector<SlaRule>& rules, double max_error_rate);
 
 // "concurrency 16" / "16 req/s" / "concurrent users" wording for a load kind.
 std::string load_label(const std::string& kind, double value);

@@ -133,7 +133,10 @@ TEST(HtmlReport, SlaVerdictsAndRecommendationFollowTheData) {
     EXPECT_NE(html.find(verdict), std::string::npos) << verdict;
   }
   // tgi (scale 1) holds p99 e2e ~100 ms at both loads; fastapi does not.
-  EXPECT_NE(html.find("for in32/out16 at ≤ 8 concurrent users, sim:tgi meets every SLO"),
+  EXPECT_NE(html.find("data-winner=\"sim:tgi\">in32/out16: sim:tgi — it meets the SLOs up to "
+                      "concurrency 8"),
+            std::string::npos);
+  EXPECT_NE(html.find("sim:fastapi loses: stable at no judged load; past the SLO at concurrency 2"),
             std::string::npos);
 }
 
@@ -169,7 +172,7 @@ TEST(MarkdownReport, HasTheTablesWithTheSameNumbers) {
   o.sla = {parse_sla("p99_e2e_ms:150")};
   const std::string md = render_markdown_report(runs, o);
   EXPECT_EQ(md.rfind("# servebench report", 0), 0u);
-  for (const char* h : {"## SLA compliance", "## Recommendation", "## Backends × scenarios",
+  for (const char* h : {"## SLA compliance", "## Recommendation", "## The study's tables",
                         "## Runs", "| backend | in32/out16 |"})
     EXPECT_NE(md.find(h), std::string::npos) << h;
   for (const RunData& r : runs)
