@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/load_rules.h"
+
 namespace sb::plan {
 namespace {
 
+// The report's definition (report/load_rules.h); a failed level has no measurement.
 bool stable(const LevelMeasure& m, double max_error_rate) {
-  return !m.failed && m.slo_ok && m.error_rate <= max_error_rate;
+  return !m.failed && report::stable_load(1, m.slo_ok, m.error_rate, max_error_rate);
 }
 
 void finish(SaturationResult& r, double max_error_rate) {
@@ -55,9 +58,8 @@ SaturationResult search_saturation(double start, const SaturationOptions& o,
     }
     if (r.points.size() >= 2) {
       const LevelMeasure& prev = r.points[r.points.size() - 2];
-      const bool flat = m->qps < prev.qps * (1 + o.min_gain);
-      const bool climbing = m->latency_ms > prev.latency_ms * (1 + o.latency_climb);
-      if (flat && climbing) {
+      if (report::saturated(prev.qps, prev.latency_ms, m->qps, m->latency_ms,
+                            report::PlateauRule{o.min_gain, o.latency_climb})) {
         r.knee = prev.level;
         r.stop_reason = "saturated";
         break;
