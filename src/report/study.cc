@@ -205,20 +205,20 @@ Estimate throughput_rps(const RunData& run) {
 }
 
 std::string slo_words(const Study& st) {
-  std::vector<std::string> parts;
+  std::vector<std::string> seen;
   if (!st.options.sla.empty()) {
-    for (const SlaRule& r : st.options.sla) parts.push_back(r.describe());
+    for (const SlaRule& r : st.options.sla) seen.push_back(r.describe());
   } else {
-    std::vector<std::string> seen;
     for (const Group& g : st.groups)
       for (const Level& l : g.levels)
         for (const SlaRule& r : effective_rules(l.run->summary, {})) add_unique(seen, r.describe());
-    for (auto& s : seen) parts.push_back(s + " (the runs' --goodput)");
   }
-  parts.push_back(fmt::format("error rate <= {:g}%", st.options.max_error_rate * 100));
   std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
-  return out;
+  for (const auto& p : seen) out += (out.empty() ? "" : ", ") + p;
+  if (!seen.empty() && st.options.sla.empty()) out += " (the runs' --goodput)";
+  if (!seen.empty() && !st.scales.empty()) out += " in model time";
+  return out + fmt::format("{}error rate <= {:g}%", out.empty() ? "" : ", ",
+                           st.options.max_error_rate * 100);
 }
 
 }  // namespace sb::report

@@ -6,6 +6,7 @@ namespace sb::report {
 namespace {
 
 std::string bare(double ms) {
+  if (ms >= 1e6) return fmt::format("{:.0f} s", ms / 1000);
   if (ms >= 1000) return fmt::format("{:.3g} s", ms / 1000);
   return fmt::format("{:.3g} ms", ms);
 }
@@ -30,7 +31,7 @@ std::string latency_cell(const Estimate& e, int64_t min_n, double scale) {
   std::string out = bare(*e.value);
   if (e.ci) out += " " + interval_text(*e.ci, "{:.3g}", in_s ? 1000 : 1);
   out += fmt::format(" n={}", e.n);
-  if (scale != 1) out += fmt::format(" (≈{} model)", bare(*e.value / scale));
+  if (scale != 1) out += fmt::format(" ≈{}", bare(*e.value / scale));
   return out;
 }
 
@@ -40,7 +41,7 @@ std::string rate_cell(const Estimate& e, int64_t min_n, double scale) {
   std::string out = fmt::format("{:.4g} req/s", *e.value);
   if (e.ci) out += " " + interval_text(*e.ci, "{:.4g}", 1);
   out += fmt::format(" n={}", e.n);
-  if (scale != 1) out += fmt::format(" (≈{:.3g} model)", *e.value * scale);
+  if (scale != 1) out += fmt::format(" ≈{:.3g}/s", *e.value * scale);
   return out;
 }
 

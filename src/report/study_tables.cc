@@ -29,9 +29,13 @@ std::string errors_suffix(const Level& l) {
                      l.top_error.empty() ? "" : " (" + l.top_error + ")");
 }
 
+// Telemetry samples a utilisation mean needs (at the default 1 s interval: a 5 s run).
+constexpr int64_t kMinTelemetrySamples = 5;
+
 std::string mean_cell(const std::optional<double>& v, const std::vector<double>& points,
                       int64_t n) {
   if (!v) return "—";
+  if (n < kMinTelemetrySamples) return fmt::format("insufficient (n={} samples)", n);
   std::string out = fmt::format("{:.1f}", *v);
   if (points.size() >= 2) {
     const Interval ci = mean_interval(points);
@@ -58,33 +62,28 @@ std::vector<Table> study_tables(const Study& st) {
             fmt::format("P99 end-to-end latency at {}{}", at_words(st), sfx),
             {"backend"},
             {}};
-  Table ttft{
-      "study-ttft", fmt::format("Time to first token at {}{}", at_words(st), sfx), {"backend"}, {}};
-  for (const auto& sc : st.scenarios) {
-    p99.header.push_back(sc);
-    ttft.header.push_back(sc);
-  }
+  Table ttft{"study-ttft",
+             fmt::format("Time to first token at {}{}", at_words(st), sfx),
+             {"backend", "scenario", "TTFT p50", "TTFT p99"},
+             {}};
+  for (const auto& sc : st.scenarios) p99.header.push_back(sc);
   for (const auto& b : st.backends) {
-    std::vector<std::string> prow{b}, trow{b};
+    std::vector<std::string> prow{b};
     for (const auto& sc : st.scenarios) {
       const Group* g = st.group(b, sc);
       const Level* l = g && st.at_load ? g->at(*st.at_load) : nullptr;
       if (!l) {
         prow.push_back("not run");
-        trow.push_back("not run");
+        if (g) ttft.rows.push_back({b, sc, "not run", "not run"});
         continue;
       }
       prow.push_back(latency_cell(latency_percentile(*l->run, "e2e_ms", 99), min_n, l->time_scale) +
                      errors_suffix(*l));
-      const Estimate t50 = latency_percentile(*l->run, "ttft_ms", 50);
-      const Estimate t99 = latency_percentile(*l->run, "ttft_ms", 99);
-      trow.push_back(t99.n < min_n
-                         ? latency_cell(t99, min_n, l->time_scale)
-                         : fmt::format("p50 {} · p99 {}", latency_cell(t50, min_n, l->time_scale),
-                                       latency_cell(t99, min_n, l->time_scale)));
+      ttft.rows.push_back(
+          {b, sc, latency_cell(latency_percentile(*l->run, "ttft_ms", 50), min_n, l->time_scale),
+           latency_cell(latency_percentile(*l->run, "ttft_ms", 99), min_n, l->time_scale)});
     }
     p99.rows.push_back(prow);
-    ttft.rows.push_back(trow);
   }
   out.push_back(p99);
 

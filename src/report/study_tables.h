@@ -5,7 +5,8 @@
 //   study-peak  peak QPS and where, knee, max stable load, why it stops: backend × scenario;
 //   study-gpu   peak GPU memory (MiB), SM and memory-bandwidth utilisation (mean %) at the
 //               named load: backend × scenario;
-//   study-ttft  TTFT p50 / p99 at the named load: rows backends, columns scenarios.
+//   study-ttft  TTFT p50 / p99 at the named load: backend × scenario.
+// A GPU utilisation mean needs 5 telemetry samples, else it reads "insufficient".
 // Every cell carries n and its 95% interval; titles end in "— simulated at ×S" when runs were
 // time-scaled.
 #include <string>

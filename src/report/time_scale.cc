@@ -44,7 +44,7 @@ std::string scale_note(const std::vector<double>& scales) {
   const double s = scales.front();
   return fmt::format(
       "simulated at ×{0:g}: times are wall-clock on this machine, {1:g}× {2} than the modelled "
-      "hardware's; ≈ model = wall ÷ {0:g} (rates × {0:g}), client overhead included",
+      "hardware's; ≈ marks model time: wall ÷ {0:g} (rates × {0:g}), client overhead included",
       s, s < 1 ? 1 / s : s, s < 1 ? "shorter" : "longer");
 }
 
