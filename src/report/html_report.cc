@@ -11,6 +11,7 @@
 #include "report/report_tables.h"
 #include "report/study_tables.h"
 #include "report/svg_chart.h"
+#include "report/time_scale.h"
 
 namespace sb::report {
 
@@ -57,68 +58,172 @@ svg::Axis load_axis(const std::string& kind) {
                         : svg::Axis{"concurrency", "", {}, {}};
 }
 
-// Charts against load: one per quantity, one series per (backend, scenario) group.
+// Over-time charts need this many time buckets (or telemetry points): fewer is no curve.
+constexpr size_t kMinBuckets = 10;
+
+std::vector<std::string> backends_of(const std::vector<RunGroup>& groups) {
+  std::vector<std::string> out;
+  for (const RunGroup& g : groups)
+    if (std::find(out.begin(), out.end(), g.backend) == out.end()) out.push_back(g.backend);
+  return out;
+}
+
+// A backend's colour: its position among every backend of the report, the same in every panel.
+std::string backend_color(const std::vector<std::string>& backends, const std::string& b) {
+  const auto it = std::find(backends.begin(), backends.end(), b);
+  return svg::palette_color(static_cast<size_t>(it - backends.begin()) % svg::kMaxSeries);
+}
+
+// "simulated at ×S: …" for a chart of these runs ("" when all ran in real time).
+std::string chart_note(const std::vector<const RunData*>& runs) {
+  std::vector<const json*> s;
+  for (const RunData* r : runs) s.push_back(&r->summary);
+  const auto scales = distinct_scales(s);
+  if (scales.empty()) return "";
+  std::string list;
+  for (double v : scales) list += (list.empty() ? "×" : ", ×") + fmt::format("{:g}", v);
+  return fmt::format("simulated at {}: wall-clock values (model time = wall ÷ scale)", list);
+}
+
+// Charts against load, as small multiples: for each quantity one panel per scenario, one
+// colour per backend, p50 solid and p99 dashed; a log-2 axis for concurrency levels; error
+// rate on [0, 100] %.
 std::vector<Chart> load_charts(const std::vector<RunGroup>& groups) {
   std::vector<Chart> out;
+  const std::vector<std::string> backends = backends_of(groups);
   for (const char* kind_name : {"concurrency", "rate"}) {
     const std::string kind = kind_name;
-    std::vector<const RunGroup*> gs;
+    std::vector<std::string> scenarios;
     size_t runs = 0;
     for (const RunGroup& g : groups)
-      if (g.load_kind == kind) gs.push_back(&g), runs += g.runs.size();
-    if (gs.empty() || runs < 2) continue;
-    const std::string sfx = kind == "rate" ? "-rate" : "";
-    auto chart = [&](std::string id, std::string title, svg::Axis y,
-                     auto value) {  // value(const json&) -> optional<double>
-      svg::LineChart c;
-      c.id = id + sfx;
-      c.title = title;
-      c.x = load_axis(kind);
-      c.y = y;
-      for (const RunGroup* g : gs) {
-        svg::Series s{g->name(), {}};
-        for (const RunData* r : g->runs)
-          if (auto v = value(r->summary)) s.points.push_back({load_of(r->summary).value, *v});
-        c.series.push_back(s);
+      if (g.load_kind == kind) {
+        runs += g.runs.size();
+        if (std::find(scenarios.begin(), scenarios.end(), g.scenario) == scenarios.end())
+          scenarios.push_back(g.scenario);
       }
-      // Goodput exists only when prof was given --goodput: no chart rather than an empty one.
-      const bool empty = std::all_of(c.series.begin(), c.series.end(),
-                                     [](const svg::Series& s) { return s.points.empty(); });
-      if (!empty || c.id.rfind("goodput", 0) != 0) out.push_back({c.id, svg::render_line_chart(c)});
-    };
-    chart("throughput-rps", "Throughput (requests/s) vs load", {"throughput", "req/s", {}, {}},
-          [](const json& s) {
-            return number_at(s, {"throughput", "requests_per_s"});
-          });
-    chart("throughput-tokens", "Output tokens/s vs load", {"output throughput", "tok/s", {}, {}},
-          [](const json& s) {
-            return number_at(s, {"throughput", "output_tokens_per_s"});
-          });
-    for (const LatencyMetric& lm : kLatency) {
-      svg::LineChart c;
-      c.id = fmt::format("latency-{}{}", slug(lm.key), sfx);
-      c.title = fmt::format("{} p50 / p90 / p99 vs load", lm.label);
-      c.x = load_axis(kind);
-      c.y = {lm.label, "ms", {}, {}};
-      for (const RunGroup* g : gs)
-        for (const char* stat : {"p50", "p90", "p99"}) {
-          svg::Series s{fmt::format("{} {}", g->name(), stat), {}};
+    if (runs < 2) continue;
+    const std::string sfx = kind == "rate" ? "-rate" : "";
+    for (const std::string& sc : scenarios) {
+      std::vector<const RunGroup*> gs;
+      std::vector<const RunData*> panel_runs;
+      for (const RunGroup& g : groups)
+        if (g.load_kind == kind && g.scenario == sc) {
+          gs.push_back(&g);
+          panel_runs.insert(panel_runs.end(), g.runs.begin(), g.runs.end());
+        }
+      const std::string note = chart_note(panel_runs);
+      auto frame = [&](const std::string& id, const std::string& title, svg::Axis y) {
+        svg::LineChart c;
+        c.id = id + sfx + "-" + slug(sc);
+        c.title = fmt::format("{} — {}", title, sc);
+        c.x = load_axis(kind);
+        c.x.log2 = kind == "concurrency";
+        c.y = y;
+        c.note = note;
+        return c;
+      };
+      auto chart = [&](const std::string& id, const std::string& title, svg::Axis y,
+                       auto value) {  // value(const json&) -> optional<double>
+        svg::LineChart c = frame(id, title, y);
+        for (const RunGroup* g : gs) {
+          svg::Series s{g->backend, {}, backend_color(backends, g->backend), ""};
           for (const RunData* r : g->runs)
-            if (auto v = metric(r->summary, lm.key, stat))
-              s.points.push_back({load_of(r->summary).value, *v});
+            if (auto v = value(r->summary)) s.points.push_back({load_of(r->summary).value, *v});
           c.series.push_back(s);
         }
-      out.push_back({c.id, svg::render_line_chart(c)});
+        // Goodput exists only when prof was given --goodput: no chart rather than an empty one.
+        const bool empty = std::all_of(c.series.begin(), c.series.end(),
+                                       [](const svg::Series& s) { return s.points.empty(); });
+        if (!empty || id != "goodput") out.push_back({c.id, svg::render_line_chart(c)});
+      };
+      chart("throughput-rps", "Throughput (requests/s) vs load", {"throughput", "req/s", {}, {}},
+            [](const json& s) {
+              return number_at(s, {"throughput", "requests_per_s"});
+            });
+      chart("throughput-tokens", "Output tokens/s vs load", {"output throughput", "tok/s", {}, {}},
+            [](const json& s) {
+              return number_at(s, {"throughput", "output_tokens_per_s"});
+            });
+      for (const LatencyMetric& lm : kLatency) {
+        svg::LineChart c = frame(fmt::format("latency-{}", slug(lm.key)),
+                                 fmt::format("{} p50 (solid) / p99 (dashed) vs load", lm.label),
+                                 {lm.label, "ms", {}, {}});
+        for (const RunGroup* g : gs)
+          for (const char* stat : {"p50", "p99"}) {
+            svg::Series s{fmt::format("{} {}", g->backend, stat),
+                          {},
+                          backend_color(backends, g->backend),
+                          std::string_view(stat) == "p99" ? "6 3" : ""};
+            for (const RunData* r : g->runs)
+              if (auto v = metric(r->summary, lm.key, stat))
+                s.points.push_back({load_of(r->summary).value, *v});
+            c.series.push_back(s);
+          }
+        out.push_back({c.id, svg::render_line_chart(c)});
+      }
+      chart("error-rate", "Error rate vs load", {"error rate", "%", 0.0, 100.0},
+            [](const json& s) -> std::optional<double> {
+              auto e = error_rate(s);
+              return e ? std::optional<double>(*e * 100) : std::nullopt;
+            });
+      chart("goodput", "Goodput (requests/s meeting the prof --goodput SLOs) vs load",
+            {"goodput", "req/s", {}, {}}, [](const json& s) {
+              return number_at(s, {"goodput", "requests_per_s"});
+            });
     }
-    chart("error-rate", "Error rate vs load", {"error rate", "%", {}, {}},
-          [](const json& s) -> std::optional<double> {
-            auto e = error_rate(s);
-            return e ? std::optional<double>(*e * 100) : std::nullopt;
-          });
-    chart("goodput", "Goodput (requests/s meeting the prof --goodput SLOs) vs load",
-          {"goodput", "req/s", {}, {}}, [](const json& s) {
-            return number_at(s, {"goodput", "requests_per_s"});
-          });
+  }
+  return out;
+}
+
+// Throughput against interactivity, one panel per scenario: x = output tokens/s per user
+// (output tok/s ÷ concurrency), y = output tok/s (one simulated GPU per backend), one point
+// per level; the Pareto frontier (no point better on both axes) across backends is marked.
+std::vector<Chart> pareto_charts(const std::vector<RunGroup>& groups) {
+  std::vector<Chart> out;
+  const std::vector<std::string> backends = backends_of(groups);
+  std::vector<std::string> scenarios;
+  for (const RunGroup& g : groups)
+    if (g.load_kind == "concurrency" &&
+        std::find(scenarios.begin(), scenarios.end(), g.scenario) == scenarios.end())
+      scenarios.push_back(g.scenario);
+  for (const std::string& sc : scenarios) {
+    svg::LineChart c;
+    c.id = "pareto-" + slug(sc);
+    c.title = "Throughput vs tokens/s per user — " + sc;
+    c.x = {"output tokens/s per user", "tok/s", {}, {}};
+    c.y = {"output throughput", "tok/s", {}, {}};
+    std::vector<const RunData*> panel_runs;
+    std::vector<svg::Point> all;
+    for (const RunGroup& g : groups) {
+      if (g.load_kind != "concurrency" || g.scenario != sc) continue;
+      svg::Series s{g.backend, {}, backend_color(backends, g.backend), ""};
+      for (const RunData* r : g.runs) {
+        const auto tok = number_at(r->summary, {"throughput", "output_tokens_per_s"});
+        const double conc = load_of(r->summary).value;
+        if (!tok || !(conc > 0)) continue;
+        s.points.push_back({*tok / conc, *tok});
+        all.push_back(s.points.back());
+        panel_runs.push_back(r);
+      }
+      std::sort(s.points.begin(), s.points.end(),
+                [](const svg::Point& a, const svg::Point& b) { return a.x < b.x; });
+      c.series.push_back(s);
+    }
+    if (all.empty()) continue;
+    c.note = chart_note(panel_runs);
+    // Frontier: sorted by x descending, keep each point whose y beats every point to its right.
+    std::sort(all.begin(), all.end(),
+              [](const svg::Point& a, const svg::Point& b) { return a.x > b.x; });
+    svg::Series front{"Pareto frontier", {}, "#999999", "2 3"};
+    double best = -INFINITY;
+    for (const svg::Point& p : all)
+      if (p.y > best) {
+        front.points.push_back(p);
+        best = p.y;
+      }
+    std::reverse(front.points.begin(), front.points.end());
+    c.series.push_back(front);
+    out.push_back({c.id, svg::render_line_chart(c)});
   }
   return out;
 }
@@ -140,20 +245,29 @@ std::vector<double> samples(const RunData& r, const char* key) {
   return v;
 }
 
-std::vector<Chart> cdf_charts(const std::vector<RunData>& runs) {
+// CDFs at the study's named load: one panel per metric and scenario, one series per backend
+// (its run at that load).
+std::vector<Chart> cdf_charts(const Study& st) {
   std::vector<Chart> out;
-  for (const LatencyMetric& lm : kLatency) {
-    std::vector<std::vector<double>> data;
-    std::vector<std::string> names;
-    for (const RunData& r : runs) {
-      if (!r.has_requests) continue;
-      data.push_back(samples(r, lm.key));
-      names.push_back(r.name);
+  if (!st.at_load) return out;
+  for (const std::string& sc : st.scenarios)
+    for (const LatencyMetric& lm : kLatency) {
+      std::vector<std::vector<double>> data;
+      std::vector<std::string> names;
+      for (const std::string& b : st.backends) {
+        const Group* g = st.group(b, sc);
+        const Level* l = g ? g->at(*st.at_load) : nullptr;
+        if (!l || !l->run->has_requests) continue;
+        data.push_back(samples(*l->run, lm.key));
+        names.push_back(b);
+      }
+      if (data.empty()) continue;
+      const std::string id = fmt::format("cdf-{}-{}", slug(lm.key), slug(sc));
+      out.push_back(
+          {id, svg::render_cdf_chart(
+                   id, fmt::format("CDF of {} at concurrency {:g} — {}", lm.label, *st.at_load, sc),
+                   {lm.label, "ms", {}, {}}, data, names)});
     }
-    const std::string id = fmt::format("cdf-{}", slug(lm.key));
-    out.push_back({id, svg::render_cdf_chart(id, fmt::format("CDF of {}", lm.label),
-                                             {lm.label, "ms", {}, {}}, data, names)});
-  }
   return out;
 }
 
@@ -167,7 +281,8 @@ std::vector<Chart> telemetry_charts(const RunData& r, size_t index) {
   if (!series.is_array()) return out;
   std::map<std::string, svg::LineChart> by_unit;
   for (const json& s : series) {
-    if (!s.contains("points") || !s["points"].is_array() || s["points"].empty()) continue;
+    if (!s.contains("points") || !s["points"].is_array() || s["points"].size() < kMinBuckets)
+      continue;
     std::string unit = s.value("unit", "");
     const double scale = unit == "bytes" ? 1.0 / (1024.0 * 1024 * 1024) : 1.0;
     if (unit == "bytes") unit = "GiB";
@@ -197,7 +312,7 @@ std::vector<Chart> telemetry_charts(const RunData& r, size_t index) {
 std::vector<Chart> timeseries_charts(const RunData& r, size_t index) {
   std::vector<Chart> out;
   const json ts = r.summary.value("timeseries", json::array());
-  if (!ts.is_array() || ts.empty()) return telemetry_charts(r, index);
+  if (!ts.is_array() || ts.size() < kMinBuckets) return telemetry_charts(r, index);
   auto chart = [&](const char* id, std::string title, svg::Axis y,
                    std::vector<std::pair<const char*, const char*>> fields) {
     svg::LineChart c;
@@ -307,10 +422,11 @@ Study study_of(const std::vector<RunData>& runs, const ReportOptions& o) {
 }
 
 std::vector<std::pair<std::string, std::string>> report_charts(const std::vector<RunData>& runs,
-                                                               const ReportOptions&) {
+                                                               const ReportOptions& o) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const Chart& c : load_charts(group_runs(runs))) out.emplace_back(c.id, c.svg);
-  for (const Chart& c : cdf_charts(runs)) out.emplace_back(c.id, c.svg);
+  for (const Chart& c : pareto_charts(group_runs(runs))) out.emplace_back(c.id, c.svg);
+  for (const Chart& c : cdf_charts(study_of(runs, o))) out.emplace_back(c.id, c.svg);
   for (const Chart& c : quality_charts(group_runs(runs))) out.emplace_back(c.id, c.svg);
   for (size_t i = 0; i < runs.size(); ++i)
     for (const Chart& c : timeseries_charts(runs[i], i)) out.emplace_back(c.id, c.svg);
@@ -374,11 +490,15 @@ std::string render_html_report(const std::vector<RunData>& runs, const ReportOpt
   if (!lc.empty()) {
     out += "<section id=\"load\"><h2>Against load</h2>";
     charts_div(out, lc);
+    if (const auto pc = pareto_charts(groups); !pc.empty()) {
+      out += "<h3>Throughput against interactivity</h3>";
+      charts_div(out, pc);
+    }
     out += "</section>\n";
   }
 
   out += "<section id=\"cdf\"><h2>Latency distributions (CDF, measured ok requests)</h2>";
-  charts_div(out, cdf_charts(runs));
+  charts_div(out, cdf_charts(study));
   out += "</section>\n";
 
   out += "<section id=\"timeseries\"><h2>Over time</h2>";
@@ -387,7 +507,10 @@ std::string render_html_report(const std::vector<RunData>& runs, const ReportOpt
     fmt::format_to(it, "<details{}><summary>{}</summary>", i < 4 ? " open" : "",
                    escape(runs[i].name));
     if (charts.empty())
-      out += "<p>No time series in this run's summary.json.</p>";
+      fmt::format_to(it,
+                     "<p>Too few time buckets for an over-time chart ({} of {} needed; a "
+                     "shorter --bucket-interval gives more).</p>",
+                     runs[i].summary.value("timeseries", json::array()).size(), kMinBuckets);
     else
       charts_div(out, charts);
     out += "</details>";

@@ -12,8 +12,9 @@ namespace sb::report::svg {
 
 namespace {
 
-constexpr const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-                                    "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+// Eight colours told apart also by most colour-blind readers (Okabe-Ito, black for yellow).
+constexpr const char* kPalette[kMaxSeries] = {"#0072b2", "#d55e00", "#009e73", "#cc79a7",
+                                              "#e69f00", "#56b4e9", "#000000", "#8c564b"};
 constexpr int kMarginLeft = 64, kMarginRight = 16, kMarginTop = 30, kMarginBottom = 42;
 constexpr int kLegendRow = 18;
 
@@ -48,7 +49,12 @@ int legend_rows(const std::vector<std::string>& names, int width) {
   return rows;
 }
 
-void draw_legend(std::string& out, const std::vector<std::string>& names, int width, int top) {
+struct Style {
+  std::string color, dash;
+};
+
+void draw_legend(std::string& out, const std::vector<std::string>& names, int width, int top,
+                 const std::vector<Style>& styles = {}) {
   int x = kMarginLeft, y = top;
   out += "<g class=\"legend\">";
   for (size_t i = 0; i < names.size(); ++i) {
@@ -57,10 +63,14 @@ void draw_legend(std::string& out, const std::vector<std::string>& names, int wi
       x = kMarginLeft;
       y += kLegendRow;
     }
+    const std::string c = i < styles.size() ? styles[i].color : color(i);
+    const std::string d = i < styles.size() ? styles[i].dash : "";
     fmt::format_to(std::back_inserter(out),
-                   "<rect x=\"{}\" y=\"{}\" width=\"16\" height=\"4\" fill=\"{}\"/>"
-                   "<text x=\"{}\" y=\"{}\">{}</text>",
-                   x, y - 6, color(i), x + 22, y, escape(names[i]));
+                   "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
+                   "stroke-width=\"3\"{}/><text x=\"{}\" y=\"{}\">{}</text>",
+                   x, y - 4, x + 18, y - 4, c,
+                   d.empty() ? "" : fmt::format(" stroke-dasharray=\"{}\"", d), x + 22, y,
+                   escape(names[i]));
     x += w;
   }
   out += "</g>";
@@ -70,7 +80,20 @@ struct Frame {
   int width, height, plot_bottom;
   LinearScale sx, sy;
   Ticks tx, ty;
+  bool log2x = false;  // sx maps log2(x)
+  double x(double v) const { return log2x ? sx(std::log2(v)) : sx(v); }
 };
+
+// Powers of two covering [lo, hi] (lo > 0), step 1 (integer labels).
+Ticks log2_ticks(double lo, double hi) {
+  Ticks t;
+  const int a = static_cast<int>(std::floor(std::log2(lo) + 1e-9));
+  int b = static_cast<int>(std::ceil(std::log2(hi) - 1e-9));
+  if (b <= a) b = a + 1;
+  for (int e = a; e <= b; ++e) t.values.push_back(std::ldexp(1.0, e));
+  t.step = t.values.front() < 1 ? t.values.front() : 1;
+  return t;
+}
 
 void open_svg(std::string& out, const std::string& id, const std::string& title, int width,
               int height) {
@@ -99,8 +122,8 @@ void draw_axes(std::string& out, const Frame& f, const Axis& x, const Axis& y, b
                    f.sy(v) + 4, format_tick(v, f.ty.step));
   if (x_ticks)
     for (double v : f.tx.values)
-      fmt::format_to(it, "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>",
-                     f.sx(v), bottom + 14, format_tick(v, f.tx.step));
+      fmt::format_to(it, "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", f.x(v),
+                     bottom + 14, format_tick(v, f.tx.step));
   out += "</g>";
   fmt::format_to(it,
                  "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#333\"/>"
@@ -125,6 +148,10 @@ std::string no_data(const std::string& id, const std::string& title, int width) 
 }
 
 }  // namespace
+
+const char* palette_color(size_t i) {
+  return color(i);
+}
 
 std::string escape(std::string_view text) {
   std::string out;
@@ -211,62 +238,86 @@ double LinearScale::operator()(double v) const {
 }
 
 std::string render_line_chart(const LineChart& c) {
+  // At most kMaxSeries series: the rest are named as left out, never drawn in a reused colour.
+  const size_t shown = std::min(c.series.size(), kMaxSeries);
   double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
   std::vector<std::string> names;
-  for (const Series& s : c.series) {
+  std::vector<Style> styles;
+  for (size_t i = 0; i < shown; ++i) {
+    const Series& s = c.series[i];
     names.push_back(s.name);
+    styles.push_back({s.color.empty() ? color(i) : s.color, s.dash});
     for (const Point& p : s.points) {
-      if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
+      if (!std::isfinite(p.x) || !std::isfinite(p.y) || (c.x.log2 && !(p.x > 0))) continue;
       xlo = std::min(xlo, p.x), xhi = std::max(xhi, p.x);
       ylo = std::min(ylo, p.y), yhi = std::max(yhi, p.y);
     }
   }
   if (xlo > xhi) return no_data(c.id, c.title, c.width);
   ylo = std::min(ylo, 0.0);
-  if (c.x.min) xlo = *c.x.min;
+  if (c.x.min && !c.x.log2) xlo = *c.x.min;
   if (c.x.max) xhi = *c.x.max;
   if (c.y.min) ylo = *c.y.min;
   if (c.y.max) yhi = *c.y.max;
 
   const int rows = legend_rows(names, c.width);
+  const int top_extra = c.note.empty() ? 0 : 14;
   Frame f{c.width, c.height + rows * kLegendRow, c.height - kMarginBottom, {}, {}, {}, {}};
-  f.tx = nice_ticks(xlo, xhi, 6);
+  f.log2x = c.x.log2;
+  f.tx = f.log2x ? log2_ticks(xlo, xhi) : nice_ticks(xlo, xhi, 6);
   f.ty = nice_ticks(ylo, yhi, 5);
-  f.sx = {f.tx.values.front(), f.tx.values.back(), double(kMarginLeft),
-          double(c.width - kMarginRight)};
-  f.sy = {f.ty.values.front(), f.ty.values.back(), double(f.plot_bottom), double(kMarginTop)};
+  f.sx = f.log2x ? LinearScale{std::log2(f.tx.values.front()), std::log2(f.tx.values.back()),
+                               double(kMarginLeft), double(c.width - kMarginRight)}
+                 : LinearScale{f.tx.values.front(), f.tx.values.back(), double(kMarginLeft),
+                               double(c.width - kMarginRight)};
+  f.sy = {f.ty.values.front(), f.ty.values.back(), double(f.plot_bottom),
+          double(kMarginTop + top_extra)};
 
   std::string out;
   auto it = std::back_inserter(out);
   open_svg(out, c.id, c.title, f.width, f.height);
+  if (!c.note.empty())
+    fmt::format_to(it, "<text class=\"note\" x=\"{}\" y=\"{}\" fill=\"#555\">{}</text>",
+                   kMarginLeft, kMarginTop + 6, escape(c.note));
   draw_axes(out, f, c.x, c.y, true);
-  for (size_t i = 0; i < c.series.size(); ++i) {
+  for (size_t i = 0; i < shown; ++i) {
     const Series& s = c.series[i];
-    fmt::format_to(it, "<g class=\"series\" data-series=\"{}\">", escape(s.name));
+    const std::string& col = styles[i].color;
+    fmt::format_to(it, "<g class=\"series\" data-series=\"{}\" data-style=\"{} {}\">",
+                   escape(s.name), col, s.dash.empty() ? "solid" : s.dash);
     std::string pts;
+    auto drawable = [&](const Point& p) {
+      return std::isfinite(p.x) && std::isfinite(p.y) && (!c.x.log2 || p.x > 0);
+    };
     for (const Point& p : s.points)
-      if (std::isfinite(p.x) && std::isfinite(p.y))
-        fmt::format_to(std::back_inserter(pts), "{}{:.1f},{:.1f}", pts.empty() ? "" : " ",
-                       f.sx(p.x), f.sy(p.y));
+      if (drawable(p))
+        fmt::format_to(std::back_inserter(pts), "{}{:.1f},{:.1f}", pts.empty() ? "" : " ", f.x(p.x),
+                       f.sy(p.y));
     if (!pts.empty() && c.lines)
       fmt::format_to(it,
-                     "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\">"
-                     "<title>{}</title></polyline>",
-                     color(i), pts, escape(s.name));
+                     "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{} "
+                     "points=\"{}\"><title>{}</title></polyline>",
+                     col, s.dash.empty() ? "" : fmt::format(" stroke-dasharray=\"{}\"", s.dash),
+                     pts, escape(s.name));
     if (c.markers)
       for (const Point& p : s.points) {
-        if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
+        if (!drawable(p)) continue;
         fmt::format_to(it,
                        "<circle class=\"pt\" data-series=\"{}\" data-x=\"{}\" data-y=\"{}\" "
                        "cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\"><title>{}: {} = {}, "
                        "{} = {}</title></circle>",
-                       escape(s.name), exact(p.x), exact(p.y), f.sx(p.x), f.sy(p.y), color(i),
+                       escape(s.name), exact(p.x), exact(p.y), f.x(p.x), f.sy(p.y), col,
                        escape(s.name), escape(c.x.label), escape(with_unit(p.x, c.x.unit)),
                        escape(c.y.label), escape(with_unit(p.y, c.y.unit)));
       }
     out += "</g>";
   }
-  draw_legend(out, names, c.width, c.height + 4);
+  if (c.series.size() > shown)
+    fmt::format_to(it,
+                   "<text class=\"left-out\" x=\"{}\" y=\"{}\" fill=\"#a00\">{} more series "
+                   "not drawn (at most {} per chart)</text>",
+                   kMarginLeft, c.height - 4, c.series.size() - shown, kMaxSeries);
+  draw_legend(out, names, c.width, c.height + 4, styles);
   out += "</svg>";
   return out;
 }
@@ -311,7 +362,7 @@ std::string render_cdf_chart(const std::string& id, const std::string& title, co
   const LinearScale sx{tx.values.front(), tx.values.back(), double(kMarginLeft),
                        double(c.width - kMarginRight)};
   const LinearScale sy{0, 1, double(c.height - kMarginBottom), double(kMarginTop)};
-  for (size_t i = 0; i < samples.size() && i < names.size(); ++i) {
+  for (size_t i = 0; i < samples.size() && i < names.size() && i < kMaxSeries; ++i) {
     std::vector<double> v;
     for (double d : samples[i])
       if (std::isfinite(d)) v.push_back(d);

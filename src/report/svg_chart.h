@@ -50,14 +50,23 @@ struct LinearScale {
 struct Point {
   double x = 0, y = 0;
 };
+// At most this many series are drawn in one chart (the rest are named as left out); the
+// palette has as many colours, so no colour repeats within a chart.
+inline constexpr size_t kMaxSeries = 8;
+
 struct Series {
   std::string name;
   std::vector<Point> points;  // plotted in the given order
+  std::string color;          // "#1f77b4"; empty: the palette's, by position
+  std::string dash;           // SVG stroke-dasharray ("6 3"); empty: solid
 };
+// The palette colour i (i < kMaxSeries), for callers that keep a colour per backend.
+const char* palette_color(size_t i);
 struct Axis {
   std::string label;               // "concurrency"
   std::string unit;                // "ms", "req/s", "" for none
   std::optional<double> min, max;  // fixed bounds; by default the data's (y: from 0)
+  bool log2 = false;  // x only: a log-2 axis, ticks at powers of two (values must be > 0)
 };
 struct LineChart {
   std::string id;     // data-chart attribute, [a-z0-9_-]
@@ -66,6 +75,7 @@ struct LineChart {
   std::vector<Series> series;
   bool markers = true;  // draw (and make hoverable) every point
   bool lines = true;    // false: markers only (a scatter plot)
+  std::string note;     // a line of small print under the title ("simulated at ×0.005")
   int width = 600, height = 300;
 };
 

@@ -61,10 +61,13 @@ TEST(HtmlReport, HasEverySectionAndChartAndNoExternalReference) {
        {"id=\"sla\"", "id=\"recommendation\"", "id=\"comparison\"", "id=\"load\"", "id=\"cdf\"",
         "id=\"timeseries\"", "id=\"runs\"", "id=\"config\"", "id=\"glossary\"", "id=\"resources\""})
     EXPECT_NE(html.find(sec), std::string::npos) << sec;
-  for (const char* id : {"throughput-rps", "throughput-tokens", "latency-ttft-ms",
-                         "latency-tpot-ms", "latency-itl-ms", "latency-e2e-ms", "error-rate",
-                         "goodput", "cdf-ttft-ms", "cdf-tpot-ms", "cdf-itl-ms", "cdf-e2e-ms",
-                         "ts-throughput-0", "ts-inflight-0", "ts-ttft-0", "ts-tokens-3"}) {
+  // Small multiples: one panel per scenario (here one, in32/out16).
+  for (const char* id :
+       {"throughput-rps-in32-out16", "throughput-tokens-in32-out16", "latency-ttft-ms-in32-out16",
+        "latency-tpot-ms-in32-out16", "latency-itl-ms-in32-out16", "latency-e2e-ms-in32-out16",
+        "error-rate-in32-out16", "goodput-in32-out16", "pareto-in32-out16",
+        "cdf-ttft-ms-in32-out16", "cdf-tpot-ms-in32-out16", "cdf-itl-ms-in32-out16",
+        "cdf-e2e-ms-in32-out16", "ts-throughput-0", "ts-inflight-0", "ts-ttft-0", "ts-tokens-0"}) {
     const std::string c = chart_of(html, id);
     ASSERT_FALSE(c.empty()) << id;
     EXPECT_TRUE(c.find("<polyline") != std::string::npos) << id;
@@ -97,23 +100,29 @@ TEST(HtmlReport, NumbersMatchSummaryJson) {
     EXPECT_NE(row.find(fmt::format("<td>{:.2f}</td>", p99)), std::string::npos) << row;
     EXPECT_NE(row.find(fmt::format("<td>{:.2f}</td>", ttft50)), std::string::npos) << row;
     // The throughput chart's point for this run is the exact summary value.
-    const std::string chart = chart_of(html, "throughput-rps");
-    EXPECT_NE(chart.find(fmt::format("data-series=\"{} · {}\" data-x=\"{}\" data-y=\"{}\"",
-                                     r.backend, r.scenario, load_of(s).value, rps)),
+    const std::string chart = chart_of(html, "throughput-rps-in32-out16");
+    EXPECT_NE(chart.find(fmt::format("data-series=\"{}\" data-x=\"{}\" data-y=\"{}\"", r.backend,
+                                     load_of(s).value, rps)),
               std::string::npos)
         << r.name;
-    const std::string lat = chart_of(html, "latency-e2e-ms");
+    const std::string lat = chart_of(html, "latency-e2e-ms-in32-out16");
     EXPECT_NE(lat.find(fmt::format("data-x=\"{}\" data-y=\"{}\"", load_of(s).value, p99)),
               std::string::npos);
     // The comparison cell at this load.
     EXPECT_NE(html.find(fmt::format("P99 {:.1f} ms · {:.2f} req/s", p99, rps)), std::string::npos);
   }
   // CDF percentile markers equal the summary's percentiles (same definition, same samples).
-  const std::string cdf = chart_of(html, "cdf-e2e-ms");
-  const double p50 = runs[0].summary["metrics"]["e2e_ms"]["p50"];
-  EXPECT_NE(
-      cdf.find(fmt::format("data-series=\"{}\" data-x=\"{}\" data-y=\"0.5\"", runs[0].name, p50)),
-      std::string::npos);
+  // The CDFs are at the study's named load (8: the highest both backends ran), one series
+  // per backend.
+  const std::string cdf = chart_of(html, "cdf-e2e-ms-in32-out16");
+  for (const RunData& r : runs) {
+    if (load_of(r.summary).value != 8) continue;
+    const double p50 = r.summary["metrics"]["e2e_ms"]["p50"];
+    EXPECT_NE(
+        cdf.find(fmt::format("data-series=\"{}\" data-x=\"{}\" data-y=\"0.5\"", r.backend, p50)),
+        std::string::npos)
+        << r.name;
+  }
   // Comparison table: rows = backends, columns = the scenario.
   EXPECT_NE(html.find("<table data-table=\"comparison-concurrency-2\"><thead><tr><th>backend</th>"
                       "<th>in32/out16</th></tr>"),
@@ -140,6 +149,45 @@ TEST(HtmlReport, SlaVerdictsAndRecommendationFollowTheData) {
             std::string::npos);
 }
 
+TEST(HtmlReport, ChartsAreReadableSmallMultiples) {
+  const auto d = temp_folder("readable");
+  const auto runs = plan(d);
+  const std::string html = render_html_report(runs, {});
+  // Every chart: at most 8 series, no colour and line style twice (a backend keeps its colour,
+  // its percentiles differ by line style).
+  static const std::regex color_re(
+      "<g class=\"series\" data-series=\"[^\"]*\" data-style=\"([^\"]+)\"");
+  int charts = 0;
+  for (size_t p = html.find("<svg class=\"chart\""); p != std::string::npos;
+       p = html.find("<svg class=\"chart\"", p + 1)) {
+    const std::string c = html.substr(p, html.find("</svg>", p) - p);
+    std::vector<std::string> colors;
+    for (auto it = std::sregex_iterator(c.begin(), c.end(), color_re); it != std::sregex_iterator();
+         ++it)
+      colors.push_back((*it)[1]);
+    EXPECT_LE(colors.size(), 8u);
+    std::sort(colors.begin(), colors.end());
+    EXPECT_EQ(std::adjacent_find(colors.begin(), colors.end()), colors.end()) << c.substr(0, 200);
+    ++charts;
+  }
+  EXPECT_GT(charts, 10);
+  // Colour = backend (the same in every panel), line style = percentile.
+  const std::string lat = chart_of(html, "latency-e2e-ms-in32-out16");
+  EXPECT_NE(lat.find("data-series=\"sim:tgi p99\""), std::string::npos);
+  EXPECT_NE(lat.find("stroke-dasharray=\"6 3\""), std::string::npos);
+  // Concurrency levels 2 and 8 on a log-2 axis: ticks 2, 4, 8.
+  for (const char* tick : {">2</text>", ">4</text>", ">8</text>"})
+    EXPECT_NE(lat.find(tick), std::string::npos) << tick;
+  EXPECT_EQ(lat.find(">6</text>"), std::string::npos);
+  // Error rate on [0, 100] %.
+  const std::string err = chart_of(html, "error-rate-in32-out16");
+  EXPECT_NE(err.find(">100</text>"), std::string::npos);
+  EXPECT_EQ(err.find(">-1</text>"), std::string::npos);
+  // The Pareto chart marks its frontier.
+  EXPECT_NE(chart_of(html, "pareto-in32-out16").find("data-series=\"Pareto frontier\""),
+            std::string::npos);
+}
+
 TEST(HtmlReport, BadInputIsReportedAndStillRenders) {
   const auto d = temp_folder("bad");
   write_run(d / "cut", synthetic_records(10, 1, 1), synthetic_info(2));
@@ -153,7 +201,7 @@ TEST(HtmlReport, BadInputIsReportedAndStillRenders) {
   EXPECT_NE(html.find("id=\"notes\""), std::string::npos);
   EXPECT_NE(html.find("skipped 1 line that did not parse"), std::string::npos);
   EXPECT_NE(html.find("empty run (no measured requests)"), std::string::npos);
-  EXPECT_NE(chart_of(html, "cdf-e2e-ms").find("<polyline"), std::string::npos);
+  EXPECT_NE(html.find("<td>10 / 10</td>"), std::string::npos);  // the cut run's whole lines
   EXPECT_NE(html.find("<td>empty</td>"), std::string::npos);
 }
 
