@@ -238,7 +238,8 @@ TEST_F(ReportCli, PngExportOrAClearMessage) {
 }
 
 // Headless Chromium opens the report from disk: no console error, every chart drew elements,
-// and a screenshot lands in the build folder (the test's working directory).
+// and a screenshot lands in the build folder (beside the servebench binary, wherever the test
+// is run from), at 1400 px wide.
 TEST_F(ReportCli, BrowserShowsEveryChart) {
   std::string chrome;
   for (const char* c : {"chromium", "chromium-browser", "google-chrome"})
@@ -282,9 +283,9 @@ TEST_F(ReportCli, BrowserShowsEveryChart) {
     ++charts;
   }
   EXPECT_GE(charts, 12);
-  const fs::path shot = fs::current_path() / "report-screenshot.png";
+  const fs::path shot = fs::path(SERVEBENCH_BINARY).parent_path() / "report-screenshot.png";
   fs::remove(shot);
-  const int rc = std::system((common + "--window-size=1300,3000 --screenshot=" + shot.string() +
+  const int rc = std::system((common + "--window-size=1400,3000 --screenshot=" + shot.string() +
                               " file://" + html.string() + " >/dev/null 2>&1")
                                  .c_str());
   EXPECT_EQ(rc, 0);
