@@ -1,5 +1,9 @@
-// servebench: benchmarks AI-model inference servers. main() parses the command
-// line, dispatches the subcommand, and turns errors into exit codes.
+// servebench: benchmarks AI-model inference servers. main() chooses where measured runs
+// happen (this process, or the ranks of an MPI job), parses the command line, dispatches the
+// subcommand, and turns errors into exit codes.
+#include <memory>
+#include <string_view>
+
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -13,37 +17,42 @@
 #include "cli/summarize_command.h"
 #include "cli/sweep_command.h"
 #include "common/error.h"
+#include "plan/run_executor.h"
 #ifdef SERVEBENCH_MPI
-#include <string_view>
-
-#include "mpi/distributed_plan.h"
-#include "mpi/distributed_prof.h"
+#include "mpi/executor.h"
 #include "mpi/launcher.h"
 #include "mpi/merge_command.h"
 #endif
 
-int main(int argc, char** argv) {
+namespace {
+
+// Started by mpirun/srun for prof, sweep or run: every measured run is split over the
+// ranks (mpi/executor.h). Otherwise every run happens in this process.
+std::unique_ptr<sb::plan::RunExecutor> choose_executor(int* argc, char*** argv) {
 #ifdef SERVEBENCH_MPI
-  // Started by mpirun/srun: `prof` runs as one rank of a distributed benchmark, `sweep` and
-  // `run` as one rank of a sweep or plan whose every run is one.
-  if (argc > 1 && sb::mpi::launched_by_mpi()) {
-    const std::string_view sub = argv[1];
-    if (sub == "prof") return sb::mpi::run_distributed_prof(argc, argv);
-    if (sub == "sweep" || sub == "run") return sb::mpi::run_distributed_plan(argc, argv);
-  }
+  const std::string_view sub = *argc > 1 ? (*argv)[1] : "";
+  if (sb::mpi::launched_by_mpi() && (sub == "prof" || sub == "sweep" || sub == "run"))
+    return sb::mpi::make_executor(argc, argv);
 #endif
+  return std::make_unique<sb::plan::RunExecutor>();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto exec = choose_executor(&argc, &argv);
   CLI::App app{
       "servebench: benchmark AI-model inference servers (TGI, vLLM, OpenAI-compatible, ...)"};
   app.set_version_flag("--version", "servebench " SERVEBENCH_VERSION);
   app.require_subcommand(1);
   auto prof = sb::cli::add_prof_command(app);
+  auto sweep = sb::cli::add_sweep_command(app);
+  auto run = sb::cli::add_run_command(app);
   auto sim = sb::cli::add_sim_command(app);
   auto report = sb::cli::add_report_command(app);
   auto compare = sb::cli::add_compare_command(app);
   auto summarize = sb::cli::add_summarize_command(app);
   auto agree = sb::cli::add_agree_command(app);
-  auto sweep = sb::cli::add_sweep_command(app);
-  auto run = sb::cli::add_run_command(app);
   auto monitor = sb::cli::add_monitor_command(app);
 #ifdef SERVEBENCH_MPI
   auto merge = sb::mpi::add_merge_command(app);
@@ -51,18 +60,19 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
+    // Every rank of an MPI job parsed the same command line: the leader prints.
+    const int rc = exec->leader() ? app.exit(e) : e.get_exit_code();
     return rc == 0 ? 0 : static_cast<int>(sb::ExitCode::usage);
   }
   try {
-    if (app.got_subcommand("prof")) return prof();
+    if (app.got_subcommand("prof")) return exec->run_command([&] { return prof(*exec); });
+    if (app.got_subcommand("sweep")) return exec->run_command([&] { return sweep(*exec); });
+    if (app.got_subcommand("run")) return exec->run_command([&] { return run(*exec); });
     if (app.got_subcommand("sim")) return sim();
     if (app.got_subcommand("report")) return report();
     if (app.got_subcommand("compare")) return compare();
     if (app.got_subcommand("summarize")) return summarize();
     if (app.got_subcommand("agree")) return agree();
-    if (app.got_subcommand("sweep")) return sweep();
-    if (app.got_subcommand("run")) return run();
     if (app.got_subcommand("monitor")) return monitor();
 #ifdef SERVEBENCH_MPI
     if (app.got_subcommand("merge")) return merge();

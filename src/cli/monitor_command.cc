@@ -10,11 +10,10 @@
 #include "cli/signals.h"
 #include "common/error.h"
 #include "common/units.h"
+#include "common/wall_clock.h"
 #include "engine/config_json.h"
 #include "metrics/run_summary.h"
 #include "report/run_outputs.h"
-#include "telemetry/live_metrics.h"
-#include "telemetry/metrics_server.h"
 
 namespace sb::cli {
 
@@ -52,54 +51,13 @@ telemetry::TelemetryConfig to_telemetry_config(const TelemetryFlags& f) {
   return c;
 }
 
-RunTelemetry::RunTelemetry(const TelemetryFlags& flags, const std::string& default_metrics_url,
-                           int workers, std::string provider, std::string scenario)
-    : flags_(flags) {
-  telemetry::TelemetryConfig tc = to_telemetry_config(flags);
-  if (tc.server_urls.empty() && !default_metrics_url.empty())
-    tc.server_urls.push_back(default_metrics_url);
-  tc.client_workers = workers;
-  tel_ = std::make_unique<telemetry::Telemetry>(tc);
-  for (const auto& line : tel_->open()) fmt::print(stderr, "servebench: {}\n", line);
-  if (flags.metrics_port >= 0) {
-    live_ = std::make_unique<telemetry::LiveMetrics>(std::move(provider), std::move(scenario));
-    tel_->on_gpu([l = live_.get()](const auto& r) { l->set_gpu(r); });
-    server_ = std::make_unique<telemetry::MetricsServer>(flags.metrics_host,
-                                                         static_cast<uint16_t>(flags.metrics_port),
-                                                         [l = live_.get()] { return l->render(); });
-    server_->start();
-    fmt::print(stderr, "servebench: live metrics at {}\n", server_->url());
-  }
-}
-
-void RunTelemetry::attach(engine::RunHooks& hooks) {
-  hooks.on_start = [t = tel_.get()](TimePoint run_start) { t->start(run_start); };
-  if (!live_) return;
-  auto record = hooks.on_record;
-  hooks.on_record = [record, l = live_.get()](const metrics::RequestRecord& r) {
-    l->observe(r);
-    if (record) record(r);
-  };
-  auto progress = hooks.on_progress;
-  hooks.on_progress = [progress, l = live_.get()](const engine::LiveTotals& t) {
-    l->set_in_flight(t.in_flight);
-    if (progress) progress(t);
-  };
-}
-
-nlohmann::json RunTelemetry::finish(const std::string& dir) {
-  tel_->stop();
-  if (live_) live_->set_in_flight(0);
-  nlohmann::json j = tel_->to_json();
-  if (!tel_->write_jsonl(dir + "/telemetry.jsonl"))
-    fmt::print(stderr, "servebench: cannot write {}/telemetry.jsonl\n", dir);
-  for (const auto& w : j["warnings"])
-    fmt::print(stderr, "servebench: warning: {}\n", w.get<std::string>());
-  if (live_ && !flags_.pushgateway.empty())
-    if (auto err = telemetry::push_to_gateway(flags_.pushgateway, live_->render()); !err.empty())
-      fmt::print(stderr, "servebench: --pushgateway {}: {}\n", flags_.pushgateway, err);
-  if (server_) server_->stop();
-  return j;
+plan::RunTelemetryConfig to_run_telemetry_config(const TelemetryFlags& f) {
+  plan::RunTelemetryConfig c;
+  c.samplers = to_telemetry_config(f);
+  c.metrics_port = f.metrics_port;
+  c.metrics_host = f.metrics_host;
+  c.pushgateway = f.pushgateway;
+  return c;
 }
 
 namespace {
@@ -113,47 +71,23 @@ struct MonitorFlags {
 int run_monitor(const MonitorFlags& f) {
   telemetry::TelemetryConfig tc = to_telemetry_config(f.telemetry);
   const Nanos duration = from_s(parse_duration_s(f.duration, "--duration"));
-  std::string dir = f.output_dir;
-  if (dir.empty()) {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    localtime_r(&t, &tm);
-    dir = fmt::format("runs/{:04}{:02}{:02}-{:02}{:02}{:02}-monitor", tm.tm_year + 1900,
-                      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-  }
+  const std::string dir = f.output_dir.empty() ? create_default_run_dir("monitor") : f.output_dir;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec)
     throw usage_error(fmt::format("--output-dir '{}': cannot create it ({})", dir, ec.message()));
 
-  telemetry::Telemetry tel(tc);
-  for (const auto& line : tel.open()) fmt::print(stderr, "servebench: {}\n", line);
-  std::unique_ptr<telemetry::LiveMetrics> live;
-  std::unique_ptr<telemetry::MetricsServer> server;
-  if (f.telemetry.metrics_port >= 0) {
-    live = std::make_unique<telemetry::LiveMetrics>("monitor", "monitor");
-    tel.on_gpu([l = live.get()](const auto& r) { l->set_gpu(r); });
-    server = std::make_unique<telemetry::MetricsServer>(
-        f.telemetry.metrics_host, static_cast<uint16_t>(f.telemetry.metrics_port),
-        [l = live.get()] { return l->render(); });
-    server->start();
-    fmt::print(stderr, "servebench: live metrics at {}\n", server->url());
-  }
+  // The samplers, the live endpoint and the push exactly as around a measured run.
+  plan::RunTelemetry tel(to_run_telemetry_config(f.telemetry), {}, 1, "monitor", "monitor");
+  engine::RunHooks hooks;
+  tel.attach(hooks);
   const std::atomic<bool>& stop = install_stop_handlers();
+  const std::string started_at = iso_utc_now();
   const TimePoint start = Clock::now();
-  tel.start(start);
-  std::string started_at;
-  {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    started_at = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900,
-                             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-  }
+  hooks.on_start(start);
   while (!stop.load() && Clock::now() - start < duration)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  tel.stop();
-  if (server) server->stop();
+  nlohmann::json telemetry_json = tel.finish(dir);
 
   metrics::RunInfo info;
   info.tool_version = SERVEBENCH_VERSION;
@@ -167,18 +101,11 @@ int run_monitor(const MonitorFlags& f) {
   info.duration_s = to_s(Clock::now() - start);
   info.interrupted = stop.load();
   info.bucket_interval_ms = 0;
-  info.telemetry = tel.to_json();
-  if (!tel.write_jsonl(dir + "/telemetry.jsonl"))
-    throw Error(fmt::format("cannot write {}/telemetry.jsonl", dir));
+  const size_t series = telemetry_json.value("series", nlohmann::json::array()).size();
+  info.telemetry = std::move(telemetry_json);
   report::write_run_outputs(dir, metrics::summarize_run({}, info), info);
-  for (const auto& w : info.telemetry["warnings"])
-    fmt::print(stderr, "servebench: warning: {}\n", w.get<std::string>());
-  if (live && !f.telemetry.pushgateway.empty())
-    if (auto err = telemetry::push_to_gateway(f.telemetry.pushgateway, live->render());
-        !err.empty())
-      fmt::print(stderr, "servebench: --pushgateway: {}\n", err);
   fmt::print(stderr, "servebench: telemetry in {}/ (summary.json, telemetry.jsonl): {} series\n",
-             dir, tel.store().series_count());
+             dir, series);
   return 0;
 }
 

@@ -3,19 +3,15 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/prof_options.h"
-#include "engine/engine.h"
-#include "metrics/run_summary.h"
+namespace sb::plan {
+class RunExecutor;
+}
 
 namespace sb::cli {
 
-// runs/<local time>-<api>: where `prof` writes when --output-dir is not given.
-std::string default_output_dir(const engine::EngineConfig& config);
-// What summary.json reports about a finished `prof` run (also used by src/mpi).
-metrics::RunInfo run_info(const ProfConfig& pc, const engine::RunResult& result);
-
-// Registers `servebench prof`; the returned function runs it after parsing and
-// returns the process exit code (see common/error.h ExitCode).
-std::function<int()> add_prof_command(CLI::App& root);
+// Registers `servebench prof`: one measured run (a one-run plan, plan/execute_run.h) through
+// the executor the caller passes when it runs (this process, or the ranks of an mpirun job).
+// The returned function returns the process exit code (see common/error.h ExitCode).
+std::function<int(plan::RunExecutor&)> add_prof_command(CLI::App& root);
 
 }  // namespace sb::cli

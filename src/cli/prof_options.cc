@@ -142,10 +142,13 @@ void warn_plain_http_secrets(const engine::EngineConfig& e) {
 
 ProfConfig to_prof_config(const ProfFlags& f) {
   ProfConfig pc;
-  auto& e = pc.engine;
-  pc.sim_preset = f.sim;
-  pc.sim_time_scale = f.sim_time_scale;
-  pc.sim_seed = f.sim_seed;
+  auto& e = pc.run.engine;
+  pc.run.sim.preset = f.sim;
+  if (!(f.sim_time_scale > 0))
+    throw usage_error("--sim-time-scale: a positive factor (e.g. 0.1 runs 10x faster)");
+  pc.run.sim.time_scale = f.sim_time_scale;
+  pc.run.sim.seed = f.sim_seed;
+  pc.run.telemetry = to_run_telemetry_config(f.telemetry);
   e.save_outputs = f.save_outputs;
   if (auto t = quality::tokenize_from_string(f.quality_tokenize))
     e.quality_tokenize = *t;
@@ -247,13 +250,14 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   e.workload.tokenizer = f.tokenizer;
   e.workload.seed = f.seed;
 
-  pc.slo = metrics::parse_goodput_flags(f.goodput);
+  pc.run.slo = metrics::parse_goodput_flags(f.goodput);
   pc.output_dir = f.output_dir;
-  pc.max_error_rate = f.max_error_rate;
-  if (pc.max_error_rate > 1)
+  pc.run.max_error_rate = f.max_error_rate;
+  if (pc.run.max_error_rate > 1)
     throw usage_error("--max-error-rate: a fraction between 0 and 1 (e.g. 0.01 for 1%)");
   pc.quiet = f.quiet;
   pc.no_progress = f.no_progress;
+  pc.run.print_progress = !f.no_progress;
   if (f.sim.empty()) {
     engine::validate(e);  // with --sim, validated once the URL is known
     warn_plain_http_secrets(e);

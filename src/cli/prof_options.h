@@ -7,21 +7,17 @@
 
 #include <CLI/CLI.hpp>
 
-#include "engine/engine_config.h"
 #include "cli/monitor_command.h"
-#include "metrics/goodput.h"
+#include "plan/execute_run.h"
 
 namespace sb::cli {
 
-// Everything `prof` needs, after flags are parsed and converted.
+// Everything `prof` needs, after flags are parsed and converted: the one run's spec (target,
+// load, workload, SLOs, simulator, telemetry, --max-error-rate; `dir` still empty) and how
+// the command presents it. `sweep` starts from the same, per level.
 struct ProfConfig {
-  engine::EngineConfig engine;
-  metrics::Slo slo;
-  std::string output_dir;    // empty: runs/<timestamp>-<api>
-  double max_error_rate = -1;  // < 0: off
-  std::string sim_preset;    // non-empty: start the embedded simulator and target it
-  double sim_time_scale = 1.0;
-  std::optional<uint64_t> sim_seed;  // --sim-seed: the simulator's text seed (default: its own)
+  plan::RunSpec run;
+  std::string output_dir;  // empty: runs/<timestamp>-<api>
   bool quiet = false;
   bool no_progress = false;
 };
@@ -42,7 +38,8 @@ struct ProfFlags {
   double burstiness = 1.0;
   uint64_t seed = 0;
   std::string input_length = "256", output_length = "128", prompt_file;
-  std::string scenario, dataset, dataset_format = "auto", input_dist, output_dist, shared_prefix,
+  std::string scenario, dataset,
+      dataset_format = "auto", input_dist, output_dist, shared_prefix,
       tokenizer;  // workload issue 4 (src/workload, src/tokenizer; docs/workloads.md)
   bool strict = false;
   std::string output_dir, max_response_bytes = "64M", max_event_bytes = "1M";

@@ -1,12 +1,12 @@
 #include "cli/run_command.h"
 
-#include <ctime>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "cli/signals.h"
 #include "common/error.h"
+#include "common/wall_clock.h"
 #include "plan/plan.h"
 #include "plan/plan_runner.h"
 #include "plan/run_executor.h"
@@ -21,9 +21,7 @@ struct RunFlags {
   bool quiet = false, check = false;
 };
 
-int run_run(const RunFlags& f, plan::RunExecutor* executor) {
-  plan::RunExecutor local;
-  plan::RunExecutor& exec = executor ? *executor : local;
+int run_run(const RunFlags& f, plan::RunExecutor& exec) {
   const plan::Plan p = plan::load_plan_file(f.plan_file);
   if (f.check) {
     if (!exec.leader()) return 0;
@@ -35,13 +33,7 @@ int run_run(const RunFlags& f, plan::RunExecutor* executor) {
   plan::PlanRunOptions o;
   o.output_dir = f.output_dir;
   if (o.output_dir.empty())  // named by the leader's clock
-    o.output_dir = exec.on_leader([&] {
-      const std::time_t t = std::time(nullptr);
-      std::tm tm{};
-      localtime_r(&t, &tm);
-      return fmt::format("runs/{:04}{:02}{:02}-{:02}{:02}{:02}-{}", tm.tm_year + 1900,
-                         tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, p.name);
-    });
+    o.output_dir = exec.on_leader([&] { return create_default_run_dir(p.name); });
   if (f.sim_time_scale > 0) o.sim_time_scale = f.sim_time_scale;
   o.scale = f.scale;
   o.quiet = f.quiet;
@@ -52,7 +44,7 @@ int run_run(const RunFlags& f, plan::RunExecutor* executor) {
 
 }  // namespace
 
-std::function<int()> add_run_command(CLI::App& root, plan::RunExecutor* executor) {
+std::function<int(plan::RunExecutor&)> add_run_command(CLI::App& root) {
   auto* app =
       root.add_subcommand("run", "Run a test plan: providers x scenarios x stages (docs/plans.md)");
   auto f = std::make_shared<RunFlags>();
@@ -66,7 +58,7 @@ std::function<int()> add_run_command(CLI::App& root, plan::RunExecutor* executor
       "Multiply every run's requests, warm-up and duration (e.g. 0.1 for a quick pass)");
   app->add_flag("--check", f->check, "Validate the plan and its providers, run nothing");
   app->add_flag("-q,--quiet", f->quiet, "Print no per-run lines nor the comparison table");
-  return [f, executor] { return run_run(*f, executor); };
+  return [f](plan::RunExecutor& exec) { return run_run(*f, exec); };
 }
 
 }  // namespace sb::cli

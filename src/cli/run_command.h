@@ -10,7 +10,8 @@ class RunExecutor;
 namespace sb::cli {
 
 // Registers `servebench run PLAN.yaml` (providers x scenarios x stages, docs/plans.md).
-// `executor` (kept by the caller): where the runs happen; null: in this process.
-std::function<int()> add_run_command(CLI::App& root, plan::RunExecutor* executor = nullptr);
+// The returned function runs the plan through the executor it is given (this process, or
+// the ranks of an mpirun job).
+std::function<int(plan::RunExecutor&)> add_run_command(CLI::App& root);
 
 }  // namespace sb::cli

@@ -1,6 +1,5 @@
 #include "cli/sweep_command.h"
 
-#include <ctime>
 #include <filesystem>
 #include <memory>
 
@@ -10,6 +9,7 @@
 #include "cli/signals.h"
 #include "common/error.h"
 #include "common/units.h"
+#include "common/wall_clock.h"
 #include "plan/plan_runner.h"
 #include "plan/run_executor.h"
 
@@ -39,9 +39,7 @@ std::vector<std::string> split_commas(const std::string& s) {
   return out;
 }
 
-int run_sweep(const SweepFlags& f, plan::RunExecutor* executor) {
-  plan::RunExecutor local;
-  plan::RunExecutor& exec = executor ? *executor : local;
+int run_sweep(const SweepFlags& f, plan::RunExecutor& exec) {
   const bool rate = !f.prof.request_rate.empty();
   const bool rate_search = !f.rate_search.empty();
   plan::Stage stage;
@@ -114,30 +112,30 @@ int run_sweep(const SweepFlags& f, plan::RunExecutor* executor) {
     one.num_requests = "1";
   }
   const ProfConfig pc = to_prof_config(one);
-  if (stage.requests_per_level == 0) stage.num_requests = pc.engine.load.num_requests;
-  stage.duration_s = to_s(pc.engine.load.duration);
-  stage.max_concurrency = pc.engine.load.max_concurrency;
+  const engine::LoadConfig& load = pc.run.engine.load;
+  if (stage.requests_per_level == 0) stage.num_requests = load.num_requests;
+  stage.duration_s = to_s(load.duration);
+  stage.max_concurrency = load.max_concurrency;
 
+  // Every level is prof's one run (the same spec: simulator and seed, telemetry, SLOs),
+  // at its own load.
   plan::StageTarget t;
-  t.base.engine = pc.engine;
-  t.base.slo = pc.slo;
-  t.base.sim_preset = pc.sim_preset;
-  t.base.sim_time_scale = pc.sim_time_scale;
-  t.provider = pc.sim_preset.empty() ? pc.engine.client.url.host_header() : "sim:" + pc.sim_preset;
-  t.scenario = pc.engine.workload.scenario;
-  t.max_error_rate = pc.max_error_rate >= 0 ? pc.max_error_rate : 1.0;
+  t.base = pc.run;
+  const bool searching = f.until_saturation || rate_search;
+  // --max-error-rate: as prof (exit 4) for listed levels; a search's stability limit instead.
+  if (searching) t.base.max_error_rate = -1;
+  t.provider = pc.run.sim.preset.empty() ? pc.run.engine.client.url.host_header()
+                                         : "sim:" + pc.run.sim.preset;
+  t.base.provider_label = t.provider;
+  t.scenario = pc.run.engine.workload.scenario;
+  t.max_error_rate = pc.run.max_error_rate >= 0 ? pc.run.max_error_rate : 1.0;
   if (f.until_saturation) t.max_error_rate = std::min(t.max_error_rate, f.saturation_max_errors);
+  t.base.print_progress = false;  // one line per level instead
 
   // The folder (named by the leader's clock), created by the leader.
   const std::string dir = exec.on_leader([&] {
-    std::string d = pc.output_dir;
-    if (d.empty()) {
-      const std::time_t now = std::time(nullptr);
-      std::tm tm{};
-      localtime_r(&now, &tm);
-      d = fmt::format("runs/{:04}{:02}{:02}-{:02}{:02}{:02}-sweep", tm.tm_year + 1900,
-                      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-    }
+    if (pc.output_dir.empty()) return create_default_run_dir("sweep");
+    const std::string d = pc.output_dir;
     std::error_code ec;
     std::filesystem::create_directories(d, ec);
     if (ec)
@@ -164,7 +162,7 @@ int run_sweep(const SweepFlags& f, plan::RunExecutor* executor) {
 
 }  // namespace
 
-std::function<int()> add_sweep_command(CLI::App& root, plan::RunExecutor* executor) {
+std::function<int(plan::RunExecutor&)> add_sweep_command(CLI::App& root) {
   auto* app = root.add_subcommand(
       "sweep", "Benchmark one endpoint at several load levels, or search for its saturation point");
   auto f = std::make_shared<SweepFlags>();
@@ -191,7 +189,7 @@ std::function<int()> add_sweep_command(CLI::App& root, plan::RunExecutor* execut
       ->capture_default_str();
   app->add_option("--requests-per-level", f->requests_per_level,
                   "Measured requests per level = this x the level (acs-bench: 10x concurrency)");
-  return [f, executor] { return run_sweep(*f, executor); };
+  return [f](plan::RunExecutor& exec) { return run_sweep(*f, exec); };
 }
 
 }  // namespace sb::cli

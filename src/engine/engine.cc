@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 
 #include "common/error.h"
+#include "common/wall_clock.h"
 #include "load/arrival_schedule.h"
 #include "net/rx_timestamp.h"
 #include "workload/prompt_source.h"
@@ -19,17 +20,6 @@ namespace sb::engine {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::string iso_utc_now() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t t = std::chrono::system_clock::to_time_t(now);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
-}
 
 // Requests in flight at once, at most (closed: concurrency; open: the cap, or unbounded).
 int64_t max_in_flight(const LoadConfig& l) {

@@ -12,12 +12,13 @@
 
 #include <fmt/format.h>
 
-#include "cli/progress.h"
 #include "common/error.h"
+#include "common/wall_clock.h"
 #include "engine/config_json.h"
 #include "mpi/clock_sync.h"
 #include "mpi/record_codec.h"
 #include "net/connection.h"
+#include "plan/progress.h"
 #include "report/request_log.h"
 #include "report/run_outputs.h"
 #include "workload/prompt_source.h"
@@ -175,20 +176,6 @@ Fault fault_from_env() {
   return f;
 }
 
-std::vector<std::string> broadcast_args(int argc, char** argv, int rank) {
-  std::string packed;
-  if (rank == 0)
-    for (int i = 1; i < argc; ++i) packed.append(argv[i]).push_back('\0');
-  packed = bcast_string(packed, 0, MPI_COMM_WORLD);
-  std::vector<std::string> args;
-  for (size_t p = 0; p < packed.size();) {
-    const size_t e = packed.find('\0', p);
-    args.push_back(packed.substr(p, e - p));
-    p = e + 1;
-  }
-  return args;
-}
-
 Agreement agree(int code, const std::string& message, const RankIdentity& me, bool print,
                 MPI_Comm comm) {
   const json mine = {{"code", code}, {"message", message}, {"name", me.name()}};
@@ -233,14 +220,6 @@ int participants_for(const engine::LoadConfig& load, int size) {
   const int64_t cap =
       load.mode == engine::LoadMode::closed ? load.concurrency : load.max_concurrency;
   return cap > 0 ? static_cast<int>(std::min<int64_t>(size, cap)) : size;
-}
-
-std::string iso_utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
 SplitRunResult run_split(const SplitRun& run, const RankIdentity& me, const Fault& fault) {
@@ -330,7 +309,7 @@ SplitRunResult run_split(const SplitRun& run, const RankIdentity& me, const Faul
     report::RequestLog log(my_dir);
     int64_t appended = 0;
     const bool kill_me = fault.kind == "kill" && fault.rank == rank;
-    cli::ProgressPrinter progress(stderr);
+    plan::ProgressPrinter progress(stderr);
     const bool show_progress = rank == 0 && run.show_progress;
     int aligned = 0;
     engine::RunHooks hooks;
@@ -360,6 +339,7 @@ SplitRunResult run_split(const SplitRun& run, const RankIdentity& me, const Faul
       MPI_Allreduce(&mine, &agreed, 1, MPI_INT64_T, MPI_MAX, active.comm);
       return from_reference_ns(agreed, clock);
     };
+    if (rank == 0 && run.leader_hooks) run.leader_hooks(hooks);
     try {
       result = engine::run_benchmark(ec, hooks);
       state["state"] = "done";
@@ -413,6 +393,7 @@ SplitRunResult run_split(const SplitRun& run, const RankIdentity& me, const Faul
   merged_run.workers = state.value("workers", 0);
   metrics::RunInfo info = run.run_info(merged_run);
   info.config["mpi_ranks"] = k;
+  if (run.leader_telemetry) info.telemetry = run.leader_telemetry();
   out.summary = write_merged_run(run.dir, out.ranks, info);
   for (auto& r : out.ranks) {
     out.interrupted = out.interrupted || r.interrupted;

@@ -1,8 +1,8 @@
 #pragma once
-// One benchmark run split over the ranks of an mpirun job and merged on rank 0: the part that
-// `prof` (distributed_prof.h, whose contract steps 2-5 this carries out) and `sweep` / `run`
-// (distributed_plan.h) share, with the small agreements both make. Every function here is
-// collective over MPI_COMM_WORLD: every rank calls it, in the same order.
+// One benchmark run split over the ranks of an mpirun job and merged on rank 0 (executor.h,
+// whose contract steps 3-5 this carries out), with the small agreements the executor makes.
+// Every function here is collective over MPI_COMM_WORLD: every rank calls it, in the same
+// order.
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -28,7 +28,7 @@ struct RankIdentity {
 };
 RankIdentity identify(const Session& mpi);
 
-// SERVEBENCH_MPI_FAULT, the testing aid of distributed_prof.h: "unreachable:R" makes rank R
+// SERVEBENCH_MPI_FAULT, the testing aid of executor.h: "unreachable:R" makes rank R
 // fail its reachability check, "kill:R:K" makes rank R SIGKILL itself after its K-th record
 // of a run.
 struct Fault {
@@ -37,9 +37,6 @@ struct Fault {
   int64_t after = 0;
 };
 Fault fault_from_env();
-
-// Rank 0's command line (argv[1..]), on every rank.
-std::vector<std::string> broadcast_args(int argc, char** argv, int rank);
 
 // Every rank of `comm` reports (code, message); all learn the first failure in rank order:
 // its code and message, named "rank host:r: ..." unless it is rank 0's. With `print`, rank 0
@@ -66,6 +63,10 @@ struct SplitRun {
   // The run's facts for mpi.json and summary.json (rank 0), given its result: an empty one
   // with started_at before the load, the merged one after. mpi_ranks is added.
   std::function<metrics::RunInfo(const engine::RunResult&)> run_info;
+  // Rank 0 only, when set: adds to its engine hooks (the run's telemetry: on_start, live
+  // metrics), and returns summary.json's `telemetry` once the load ended, before the merge.
+  std::function<void(engine::RunHooks&)> leader_hooks;
+  std::function<nlohmann::json()> leader_telemetry;
 };
 
 struct SplitRunResult {
@@ -83,7 +84,7 @@ struct SplitRunResult {
   bool stop_requested = false;
 };
 
-// Contract steps 2-5 of distributed_prof.h for `run`, over its participants: rank folders,
+// Contract steps 3-5 of executor.h for `run`, over its participants: rank folders,
 // clock offsets, reachability, mpi.json, the split load started at agreed instants, the
 // results gathered and merged into run.dir by rank 0 (write_merged_run). Participants beyond
 // the first take no part when the caller leaves them idle (participants < size).
@@ -92,7 +93,5 @@ SplitRunResult run_split(const SplitRun& run, const RankIdentity& me, const Faul
 // How many of `size` ranks a load can keep busy: every participant needs at least one slot of
 // a closed loop's concurrency or of an open loop's max_concurrency (0: no cap, all ranks).
 int participants_for(const engine::LoadConfig& load, int size);
-
-std::string iso_utc_now();
 
 }  // namespace sb::mpi

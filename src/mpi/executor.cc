@@ -1,4 +1,4 @@
-#include "mpi/distributed_plan.h"
+#include "mpi/executor.h"
 
 #include <atomic>
 #include <exception>
@@ -8,14 +8,12 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "cli/run_command.h"
-#include "cli/sweep_command.h"
 #include "common/error.h"
 #include "mpi/comm.h"
 #include "mpi/distributed_run.h"
+#include "plan/execute_run.h"
 #include "plan/run_executor.h"
 
 namespace sb::mpi {
@@ -96,10 +94,18 @@ plan::RunOutcome failed(int code, std::string error) {
   return o;
 }
 
-// The executor of every rank (distributed_plan.h). All its calls are collective.
+[[noreturn]] void abort_job(Session& mpi, int code, const std::string& message) {
+  if (!message.empty()) fmt::print(stderr, "servebench: rank {}: {}\n", mpi.rank(), message);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  mpi.abort(code);
+}
+
+// The executor of every rank (executor.h). All its calls are collective.
 class MpiExecutor final : public plan::RunExecutor {
  public:
-  MpiExecutor(RankIdentity me, Fault fault) : me_(std::move(me)), fault_(std::move(fault)) {}
+  MpiExecutor(int* argc, char*** argv)
+      : mpi_(argc, argv), me_(identify(mpi_)), fault_(fault_from_env()) {}
 
   bool leader() const override { return me_.rank == 0; }
 
@@ -162,6 +168,7 @@ class MpiExecutor final : public plan::RunExecutor {
                                 {spec.slo.ttft_ms.value_or(-1), spec.slo.tpot_ms.value_or(-1),
                                  spec.slo.e2e_ms.value_or(-1)}},
                                {"dir", spec.dir},
+                               {"max_error_rate", spec.max_error_rate},
                                {"api_key_set", !e.api_key.empty()}});
       } catch (const Error& err) {
         code = static_cast<int>(err.code());
@@ -180,15 +187,24 @@ class MpiExecutor final : public plan::RunExecutor {
     const Agreement a = agree(code, message, me_, false);
     if (a.code != 0) return conclude(failed(a.code, a.message), false, false);
 
-    // The run, over as many ranks as its load can keep busy.
+    // The run, over as many ranks as its load can keep busy; the leader samples its
+    // telemetry exactly as one process does (plan::open_telemetry).
+    std::unique_ptr<plan::RunTelemetry> telemetry;
+    if (leader()) telemetry = plan::open_telemetry(spec, e, *sims);
     SplitRun split;
     split.engine = e;
     split.dir = spec.dir;
     split.participants = participants_for(e.load, me_.size);
     split.stop = signal_;
+    split.show_progress = spec.print_progress;
     split.print_refusals = false;
     split.run_info = [&](const engine::RunResult& r) { return plan::run_info(spec, e, r); };
+    if (telemetry) {
+      split.leader_hooks = [&](engine::RunHooks& hooks) { telemetry->attach(hooks); };
+      split.leader_telemetry = [&] { return telemetry->finish(spec.dir); };
+    }
     SplitRunResult res = run_split(split, me_, fault_);
+    telemetry.reset();       // stopped (and written, when the run took place)
     if (sims) sims->stop();  // only now: every rank's load used them until here
 
     plan::RunOutcome out;
@@ -196,7 +212,7 @@ class MpiExecutor final : public plan::RunExecutor {
       if (res.refused != 0) {
         out = failed(res.refused, res.error);
       } else {
-        out = plan::outcome_of(std::move(*res.summary), res.interrupted, spec.slo);
+        out = plan::outcome_of(std::move(*res.summary), res.interrupted, spec);
         mark_incomplete(res.ranks, out);
       }
     }
@@ -210,15 +226,38 @@ class MpiExecutor final : public plan::RunExecutor {
     return conclude(out, true, res.stop_requested);
   }
 
-  // The end of the command on this rank: `code` 0, or the error it fails with. Returns the
-  // exit code of a command that failed on some rank (0 when none did).
-  int finish(int code, const std::string& message) {
-    const json v = enter_verdict("end", code, message);
-    return v["ok"].get<bool>() ? 0 : v["code"].get<int>();
+  // Runs the command on this rank (executor.h, contract 5): a rank's death or a failure
+  // that left the ranks out of step ends the job with MPI_Abort; a failure of the command
+  // on any rank ends it on every rank with the first one's exit code.
+  int run_command(const std::function<int()>& command) override {
+    int rc = 0;
+    bool failed_whole = false;  // the command failed as such (not a run of it)
+    try {
+      try {
+        rc = command();
+        if (broken_)
+          abort_job(mpi_, static_cast<int>(ExitCode::failure),
+                    "a rank died: the run it was in is marked incomplete, the command ends there");
+        if (const int failure = finish(0, "")) {
+          rc = failure;
+          failed_whole = true;
+        }
+      } catch (const AgreedError& e) {
+        rc = e.code();  // rank 0 printed it
+        failed_whole = true;
+      } catch (const Error& e) {
+        if (in_call_) throw;
+        rc = finish(static_cast<int>(e.code()), e.what());
+        failed_whole = true;
+      }
+    } catch (const Error& e) {
+      abort_job(mpi_, static_cast<int>(e.code()), e.what());
+    } catch (const std::exception& e) {
+      abort_job(mpi_, static_cast<int>(ExitCode::failure),
+                fmt::format("internal error: {}", e.what()));
+    }
+    return leader() || failed_whole ? rc : 0;
   }
-
-  bool broken() const { return broken_; }
-  bool in_call() const { return in_call_; }
 
  private:
   // Marks a call's collectives: an exception that leaves them leaves the ranks out of step
@@ -317,6 +356,14 @@ class MpiExecutor final : public plan::RunExecutor {
     return outcome_from_json(j);
   }
 
+  // The end of the command on this rank: `code` 0, or the error it fails with. Returns the
+  // exit code of a command that failed on some rank (0 when none did).
+  int finish(int code, const std::string& message) {
+    const json v = enter_verdict("end", code, message);
+    return v["ok"].get<bool>() ? 0 : v["code"].get<int>();
+  }
+
+  Session mpi_;
   RankIdentity me_;
   Fault fault_;
   const std::atomic<bool>* signal_ = nullptr;
@@ -325,62 +372,10 @@ class MpiExecutor final : public plan::RunExecutor {
   bool in_call_ = false;
 };
 
-[[noreturn]] void abort_job(Session& mpi, int code, const std::string& message) {
-  if (!message.empty()) fmt::print(stderr, "servebench: rank {}: {}\n", mpi.rank(), message);
-  std::fflush(stdout);
-  std::fflush(stderr);
-  mpi.abort(code);
-}
-
 }  // namespace
 
-int run_distributed_plan(int argc, char** argv) {
-  Session mpi(&argc, &argv);
-  const RankIdentity me = identify(mpi);
-  MpiExecutor exec(me, fault_from_env());
-  int rc = 0;
-  bool failed_whole = false;  // the command failed as such (not a run of it)
-  try {
-    std::vector<std::string> args{"servebench"};
-    for (auto& a : broadcast_args(argc, argv, me.rank)) args.push_back(std::move(a));
-    std::vector<char*> av;
-    for (auto& a : args) av.push_back(a.data());
-    CLI::App app{"servebench (distributed)"};
-    app.require_subcommand(1);
-    auto sweep = cli::add_sweep_command(app, &exec);
-    auto run = cli::add_run_command(app, &exec);
-    try {
-      app.parse(static_cast<int>(av.size()), av.data());
-    } catch (const CLI::ParseError& e) {
-      // Every rank parsed the same argv, so every rank lands here: rank 0 prints.
-      const int code = me.rank == 0 ? app.exit(e) : e.get_exit_code();
-      return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
-    }
-    try {
-      rc = app.got_subcommand("sweep") ? sweep() : run();
-      if (exec.broken()) {
-        abort_job(mpi, static_cast<int>(ExitCode::failure),
-                  "a rank died: the run it was in is marked incomplete, the plan ends there");
-      }
-      if (const int failure = exec.finish(0, "")) {
-        rc = failure;
-        failed_whole = true;
-      }
-    } catch (const AgreedError& e) {
-      rc = e.code();  // rank 0 printed it
-      failed_whole = true;
-    } catch (const Error& e) {
-      if (exec.in_call()) throw;
-      rc = exec.finish(static_cast<int>(e.code()), e.what());
-      failed_whole = true;
-    }
-  } catch (const Error& e) {
-    abort_job(mpi, static_cast<int>(e.code()), e.what());
-  } catch (const std::exception& e) {
-    abort_job(mpi, static_cast<int>(ExitCode::failure),
-              fmt::format("internal error: {}", e.what()));
-  }
-  return me.rank == 0 || failed_whole ? rc : 0;
+std::unique_ptr<plan::RunExecutor> make_executor(int* argc, char*** argv) {
+  return std::make_unique<MpiExecutor>(argc, argv);
 }
 
 }  // namespace sb::mpi

@@ -1,8 +1,8 @@
 #pragma once
 // Whether this process was started by an MPI launcher (mpirun/mpiexec, Slurm srun with PMI/PMIx,
-// the Kubernetes MPI Operator's mpirun): then `servebench prof` runs as one rank of a
-// distributed benchmark (src/mpi/distributed_prof.h), `sweep` and `run` as one rank of a sweep
-// or plan of them (src/mpi/distributed_plan.h). Reads the environment only; no MPI call.
+// the Kubernetes MPI Operator's mpirun): then `servebench prof`, `sweep` and `run` run every
+// measured run as one rank of a distributed benchmark (src/mpi/executor.h). Reads the
+// environment only; no MPI call.
 #include <cstdlib>
 
 namespace sb::mpi {

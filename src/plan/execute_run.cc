@@ -10,6 +10,7 @@
 #include "engine/config_json.h"
 #include "engine/engine.h"
 #include "net/url.h"
+#include "plan/progress.h"
 #include "report/request_log.h"
 #include "report/request_log_read.h"
 #include "report/run_outputs.h"
@@ -26,13 +27,14 @@ std::optional<double> stat(const metrics::Distribution& d, double metrics::Distr
 }  // namespace
 
 RunSimulators::RunSimulators(const RunSpec& spec) {
-  if (spec.sim_preset.empty()) return;
-  for (int i = 0; i < std::max(1, spec.sim_replicas); ++i) {
-    sim::SimConfig sc = sim::preset_config(spec.sim_preset);
+  if (spec.sim.preset.empty()) return;
+  for (int i = 0; i < std::max(1, spec.sim.replicas); ++i) {
+    sim::SimConfig sc = sim::preset_config(spec.sim.preset);
     sc.host = "127.0.0.1";
     sc.port = 0;
-    sc.time_scale = spec.sim_time_scale;
+    sc.time_scale = spec.sim.time_scale;
     sc.trace_in_memory = false;
+    if (spec.sim.seed) sc.seed = *spec.sim.seed;
     sc.seed += static_cast<uint64_t>(i);
     servers_.push_back(std::make_unique<sim::Server>(sc));
     servers_.back()->start();
@@ -46,6 +48,12 @@ RunSimulators::~RunSimulators() {
 
 void RunSimulators::stop() {
   for (auto& s : servers_) s->stop();
+}
+
+std::vector<std::string> RunSimulators::metrics_urls() const {
+  std::vector<std::string> out;
+  for (const auto& u : urls_) out.push_back(u + "/metrics");
+  return out;
 }
 
 engine::EngineConfig resolve_engine(const RunSpec& spec, const std::vector<std::string>& sim_urls) {
@@ -64,29 +72,63 @@ engine::EngineConfig resolve_engine(const RunSpec& spec, const std::vector<std::
 
 metrics::RunInfo run_info(const RunSpec& spec, const engine::EngineConfig& e,
                           const engine::RunResult& r) {
-  metrics::RunInfo info = engine::run_info(e, r, spec.sim_preset, spec.slo);
+  metrics::RunInfo info = engine::run_info(e, r, spec.sim.preset, spec.slo);
+  if (!spec.sim.preset.empty()) {
+    info.config["sim_time_scale"] = spec.sim.time_scale;
+    if (spec.sim.seed) info.config["sim_seed"] = *spec.sim.seed;
+    if (spec.sim.replicas > 1) info.config["sim_replicas"] = spec.sim.replicas;
+  }
+  if (spec.max_error_rate >= 0) info.config["max_error_rate"] = spec.max_error_rate;
   for (const auto& [k, v] : spec.labels.items()) info.config[k] = v;
   return info;
 }
 
-RunOutcome outcome_of(metrics::RunSummary summary, bool interrupted, const metrics::Slo& slo) {
+std::unique_ptr<RunTelemetry> open_telemetry(const RunSpec& spec, const engine::EngineConfig& e,
+                                             const RunSimulators& sims) {
+  const std::string provider = !spec.provider_label.empty() ? spec.provider_label
+                               : !spec.sim.preset.empty()   ? "sim:" + spec.sim.preset
+                                                            : e.client.url.host_header();
+  const std::string scenario =
+      !e.workload.scenario.empty()
+          ? e.workload.scenario
+          : fmt::format("in{}/out{}", e.workload.input_tokens, e.workload.output_tokens);
+  return std::make_unique<RunTelemetry>(spec.telemetry, sims.metrics_urls(),
+                                        engine::effective_workers(e), provider, scenario);
+}
+
+int exit_code_of(const metrics::RunSummary& s, bool interrupted, double max_error_rate,
+                 std::string* error) {
+  auto fail = [error](ExitCode code, std::string why) {
+    if (error) *error = std::move(why);
+    return static_cast<int>(code);
+  };
+  if (interrupted) return fail(ExitCode::interrupted, "interrupted");
+  const auto it = s.errors.find("connect_error");
+  const int64_t connect_errors = it == s.errors.end() ? 0 : it->second;
+  if (s.requests.ok == 0 && connect_errors > 0)
+    return fail(ExitCode::unreachable,
+                fmt::format("the target was unreachable: {} of {} requests failed to connect, "
+                            "none succeeded",
+                            connect_errors, s.requests.total));
+  if (max_error_rate >= 0 && s.requests.total > 0) {
+    const double rate =
+        static_cast<double>(s.requests.failed) / static_cast<double>(s.requests.total);
+    if (rate > max_error_rate)
+      return fail(ExitCode::error_rate,
+                  fmt::format("error rate {:.2f}% is above --max-error-rate {:.2f}%", rate * 100,
+                              max_error_rate * 100));
+  }
+  return 0;
+}
+
+RunOutcome outcome_of(metrics::RunSummary summary, bool interrupted, const RunSpec& spec) {
   RunOutcome out;
   out.headline = headline_of(summary);
-  out.slo_met = slo_met(summary, slo);
-  out.summary = std::move(summary);
+  out.slo_met = slo_met(summary, spec.slo);
   out.interrupted = interrupted;
-  out.ok = !interrupted;
-  if (interrupted) {
-    out.exit_code = static_cast<int>(ExitCode::interrupted);
-    out.error = "interrupted";
-  } else if (out.headline.ok == 0 && out.headline.requests > 0) {
-    const auto& errs = out.summary->errors;
-    if (errs.count("connect_error") && errs.at("connect_error") == out.headline.requests) {
-      out.ok = false;
-      out.exit_code = static_cast<int>(ExitCode::unreachable);
-      out.error = "the target was unreachable: every request failed to connect";
-    }
-  }
+  out.exit_code = exit_code_of(summary, interrupted, spec.max_error_rate, &out.error);
+  out.ok = out.exit_code == 0 || out.exit_code == static_cast<int>(ExitCode::error_rate);
+  out.summary = std::move(summary);
   return out;
 }
 
@@ -126,18 +168,26 @@ RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop) {
     std::filesystem::create_directories(spec.dir, ec);
     if (ec) throw usage_error(fmt::format("cannot create '{}' ({})", spec.dir, ec.message()));
     report::RequestLog log(spec.dir);
+    const std::unique_ptr<RunTelemetry> telemetry = open_telemetry(spec, e, sims);
+    ProgressPrinter progress(stderr);
     engine::RunHooks hooks;
     hooks.on_record = [&log](const metrics::RequestRecord& r) { log.append(r); };
-    hooks.keep_records = false;  // a soak stage's memory stays flat; read back below
+    hooks.keep_records = false;  // memory stays flat however long the run; read back below
     hooks.stop = stop;
+    if (spec.print_progress)
+      hooks.on_progress = [&progress](const engine::LiveTotals& t) { progress.update(t); };
+    telemetry->attach(hooks);
     engine::RunResult result = engine::run_benchmark(e, hooks);
+    progress.finish();
     log.close();
     result.records = report::read_back_run_records(log.path());
+    nlohmann::json telemetry_json = telemetry->finish(spec.dir);
     sims.stop();
-    const metrics::RunInfo info = run_info(spec, e, result);
+    metrics::RunInfo info = run_info(spec, e, result);
+    info.telemetry = std::move(telemetry_json);
     metrics::RunSummary summary = metrics::summarize_run(result.records, info);
     report::write_run_outputs(spec.dir, summary, info);
-    out = outcome_of(std::move(summary), result.interrupted, spec.slo);
+    out = outcome_of(std::move(summary), result.interrupted, spec);
   } catch (const Error& err) {
     out.ok = false;
     out.exit_code = static_cast<int>(err.code());

@@ -1,7 +1,12 @@
 #pragma once
-// One measured run into its own folder, as `servebench prof` writes it (requests.jsonl,
-// summary.json, summary.csv), for `sweep` and `run`. Starts the run's simulators when the
-// target is a simulator preset, and stops them after.
+// One measured run into its own folder: the one function behind `prof` (a one-run plan),
+// every level of `sweep` and every run of `run`, in this process or split over the ranks of
+// an mpirun job (run_executor.h). Its steps, in order:
+//   simulators (preset, replicas, seed) -> the target resolved and validated -> the folder
+//   -> requests.jsonl streamed as requests end -> telemetry started on the engine's clock
+//   -> the engine -> records read back from requests.jsonl -> telemetry.jsonl
+//   -> summary.json / summary.csv -> the outcome and its exit code (exit_code_of).
+// A feature added to a run is added here once and exists under every command.
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -14,6 +19,7 @@
 #include "metrics/goodput.h"
 #include "metrics/run_summary.h"
 #include "plan/providers.h"
+#include "plan/run_telemetry.h"
 
 namespace sb::sim {
 class Server;
@@ -24,16 +30,27 @@ struct RunResult;
 
 namespace sb::plan {
 
+// The embedded simulators a run targets (prof --sim, a provider's `sim:`).
+struct SimTarget {
+  std::string preset;  // empty: no simulator
+  int replicas = 1;    // load-balanced simulators, seeds seed, seed + 1, ...
+  double time_scale = 1.0;
+  std::optional<uint64_t> seed;  // its output text's seed; empty: the preset's own
+};
+
 struct RunSpec {
   engine::EngineConfig engine;  // load, workload, protocol; the target unless provider/sim say
   metrics::Slo slo;
   const Provider* provider = nullptr;  // points engine at it (apply_provider)
-  std::string sim_preset;              // start simulators and target them
-  int sim_replicas = 1;
-  double sim_time_scale = 1.0;
+  SimTarget sim;
+  RunTelemetryConfig telemetry;
+  // Exit code error_rate when more than this fraction of measured requests failed (prof's
+  // --max-error-rate); < 0: no such gate.
+  double max_error_rate = -1;
   std::string dir;                                   // created; must not hold a run already
   nlohmann::json labels = nlohmann::json::object();  // merged into summary.json's config
-  bool print_progress = false;
+  std::string provider_label;                        // names the run's series on the live endpoint
+  bool print_progress = false;                       // live progress on stderr (the leader's)
 };
 
 // The numbers an index row and the saturation search need.
@@ -49,8 +66,8 @@ bool slo_met(const metrics::RunSummary& s, const metrics::Slo& slo);
 
 struct RunOutcome {
   bool ok = false;    // measured and written (errors inside the run are in its numbers)
-  int exit_code = 0;  // non-zero when !ok (sb::ExitCode)
-  std::string error;  // when !ok
+  int exit_code = 0;  // sb::ExitCode: non-zero when !ok; error_rate also when ok
+  std::string error;  // when exit_code != 0
   bool interrupted = false;
   std::optional<metrics::RunSummary> summary;
   Headline headline;
@@ -61,10 +78,10 @@ struct RunOutcome {
 RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop);
 
 // The steps of execute_run, for an executor that splits a run over processes
-// (src/mpi/distributed_plan.cc).
+// (src/mpi/executor.cc).
 
-// The simulators of a run whose target is a preset (spec.sim_preset, sim_replicas of them on
-// 127.0.0.1, ephemeral ports); none otherwise. Throws sb::Error when one cannot start.
+// The simulators of a run whose target is a preset (spec.sim: replicas of them on 127.0.0.1,
+// ephemeral ports, seeds seed + i); none otherwise. Throws sb::Error when one cannot start.
 class RunSimulators {
  public:
   explicit RunSimulators(const RunSpec& spec);
@@ -72,6 +89,7 @@ class RunSimulators {
   RunSimulators(const RunSimulators&) = delete;
   RunSimulators& operator=(const RunSimulators&) = delete;
   const std::vector<std::string>& urls() const { return urls_; }
+  std::vector<std::string> metrics_urls() const;  // their /metrics (the run's telemetry)
   void stop();
 
  private:
@@ -85,8 +103,20 @@ engine::EngineConfig resolve_engine(const RunSpec& spec, const std::vector<std::
 // What summary.json reports about a run of `spec`: engine::run_info plus the spec's labels.
 metrics::RunInfo run_info(const RunSpec& spec, const engine::EngineConfig& engine,
                           const engine::RunResult& result);
-// The outcome of a run that was measured and written: its headline and SLO verdict, ok
-// unless interrupted or every request failed to connect (then exit code unreachable).
-RunOutcome outcome_of(metrics::RunSummary summary, bool interrupted, const metrics::Slo& slo);
+// The telemetry of a run of `spec` against `engine` (the leader's), not started yet.
+std::unique_ptr<RunTelemetry> open_telemetry(const RunSpec& spec,
+                                             const engine::EngineConfig& engine,
+                                             const RunSimulators& sims);
+
+// The one exit-code table of a measured run (every command, every executor), first match:
+//   interrupted                                   -> interrupted (130), !ok
+//   no request succeeded, some failed to connect  -> unreachable (3), !ok
+//   failed / total > spec.max_error_rate (>= 0)   -> error_rate (4), ok (it was measured)
+//   otherwise                                     -> 0
+// `error` is set to the sentence saying why.
+int exit_code_of(const metrics::RunSummary& summary, bool interrupted, double max_error_rate,
+                 std::string* error);
+// The outcome of a run that was measured and written: its headline, SLO verdict and exit code.
+RunOutcome outcome_of(metrics::RunSummary summary, bool interrupted, const RunSpec& spec);
 
 }  // namespace sb::plan

@@ -37,8 +37,26 @@ RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
   RunDefaults d;
   if (!n) return d;
   check_keys(ctx, n, "defaults",
-             {"api", "stream", "input_length", "output_length", "ignore_eos", "warmup", "goodput",
-              "cooldown", "sim_time_scale", "workers", "seed", "timeout", "max_error_rate"});
+             {"api",
+              "stream",
+              "input_length",
+              "output_length",
+              "ignore_eos",
+              "warmup",
+              "goodput",
+              "cooldown",
+              "sim_time_scale",
+              "workers",
+              "seed",
+              "timeout",
+              "max_error_rate",
+              "sim_seed",
+              "save_outputs",
+              "dataset",
+              "telemetry_interval",
+              "gpu_telemetry",
+              "server_metrics",
+              "server_pid"});
   if (auto api = get_string(ctx, n, "api", "defaults.api")) {
     if (!protocol::api_from_string(*api) || *api == "generic")
       yaml_fail(ctx, n["api"], "defaults.api",
@@ -64,6 +82,44 @@ RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
       get_number(ctx, n, "max_error_rate", "defaults.max_error_rate", 0).value_or(0.05);
   if (d.max_error_rate > 1)
     yaml_fail(ctx, n["max_error_rate"], "defaults.max_error_rate", "a fraction between 0 and 1");
+  if (auto seed = get_int(ctx, n, "sim_seed", "defaults.sim_seed", 0))
+    d.sim_seed = static_cast<uint64_t>(*seed);
+  d.save_outputs = get_bool(ctx, n, "save_outputs", "defaults.save_outputs").value_or(false);
+  if (auto ds = get_string(ctx, n, "dataset", "defaults.dataset")) {
+    fs::path path(*ds);
+    if (path.is_relative()) path = fs::path(ctx.file).parent_path() / path;
+    if (!fs::exists(path))
+      yaml_fail(ctx, n["dataset"], "defaults.dataset",
+                fmt::format("'{}': no such file", path.string()));
+    d.dataset = path.string();
+  }
+  if (n["telemetry_interval"]) {
+    const double ms =
+        get_duration_s(ctx, n, "telemetry_interval", "defaults.telemetry_interval").value_or(1) *
+        1000;
+    if (ms < 10)
+      yaml_fail(ctx, n["telemetry_interval"], "defaults.telemetry_interval", "at least 10ms");
+    d.telemetry_interval_ms = ms;
+  }
+  if (auto gpu = get_string(ctx, n, "gpu_telemetry", "defaults.gpu_telemetry")) {
+    // The form only (telemetry::parse_gpu_mode checks the same when the run starts).
+    const bool known = *gpu == "auto" || *gpu == "nvml" || *gpu == "nvidia-smi" || *gpu == "off" ||
+                       (gpu->starts_with("dcgm:") && gpu->size() > 5);
+    if (!known)
+      yaml_fail(ctx, n["gpu_telemetry"], "defaults.gpu_telemetry",
+                fmt::format("'{}': expected nvml, nvidia-smi, dcgm:URL, off or auto", *gpu));
+    d.gpu_telemetry = *gpu;
+  }
+  if (auto urls = get_string_list(ctx, n, "server_metrics", "defaults.server_metrics")) {
+    for (size_t i = 0; i < urls->size(); ++i)
+      if (!(*urls)[i].starts_with("http://") && !(*urls)[i].starts_with("https://"))
+        yaml_fail(
+            ctx, n["server_metrics"].IsSequence() ? n["server_metrics"][i] : n["server_metrics"],
+            fmt::format("defaults.server_metrics[{}]", i), "expected http://HOST:PORT/metrics");
+    d.server_metrics = *urls;
+  }
+  d.server_pid =
+      static_cast<int>(get_int(ctx, n, "server_pid", "defaults.server_pid", 0).value_or(0));
   return d;
 }
 

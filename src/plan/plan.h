@@ -41,6 +41,14 @@ struct RunDefaults {
   uint64_t seed = 0;
   double timeout_s = 600;
   double max_error_rate = 0.05;  // a level above it is not stable (saturation search)
+  // As prof's flags of the same names, for every run of the plan:
+  std::optional<uint64_t> sim_seed;  // sim providers' output-text seed
+  bool save_outputs = false;         // response texts in requests.jsonl (quality, agree)
+  std::string dataset;               // prompts (and references) from a file, as --dataset
+  double telemetry_interval_ms = 1000;
+  std::string gpu_telemetry = "auto";       // nvml | nvidia-smi | dcgm:URL | off | auto
+  std::vector<std::string> server_metrics;  // scraped by every run (else a sim's /metrics)
+  int server_pid = 0;                       // also sample this process's CPU and memory
 };
 
 struct Stage {

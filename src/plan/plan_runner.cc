@@ -30,6 +30,16 @@ void cooldown(double s, const std::atomic<bool>* stop) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
+// Every run's samplers, from the plan's defaults (as prof's telemetry flags).
+RunTelemetryConfig run_telemetry_of(const RunDefaults& d) {
+  RunTelemetryConfig c;
+  c.samplers.interval = from_ms(d.telemetry_interval_ms);
+  telemetry::parse_gpu_mode(d.gpu_telemetry, c.samplers);
+  c.samplers.server_urls = d.server_metrics;
+  c.samplers.server_pid = d.server_pid;
+  return c;
+}
+
 RunExecutor& executor_of(RunExecutor* e) {
   static RunExecutor local;  // stateless: runs in this process
   return e ? *e : local;
@@ -82,6 +92,7 @@ std::optional<LevelMeasure> run_level(const Stage& stage, const StageTarget& t,
   if (!stage.goodput.empty()) spec.slo = metrics::parse_goodput_flags(stage.goodput);
   const std::string folder = ctx.folder_prefix + level_tag(rate, level);
   spec.dir = (fs::path(ctx.out_dir) / folder).string();
+  spec.telemetry.announce = ctx.runs_done == 0;
   spec.labels["provider"] = t.provider;
   if (!t.scenario.empty()) spec.labels["scenario"] = t.scenario;
   spec.labels["stage"] = stage.name;
@@ -109,9 +120,10 @@ std::optional<LevelMeasure> run_level(const Stage& stage, const StageTarget& t,
   const std::string what = fmt::format(
       "{} {}{}{} {}", t.provider, t.scenario.empty() ? "" : t.scenario + " ", stage.name, "",
       rate ? fmt::format("rate={:g}/s", level) : fmt::format("c={:g}", level));
+  if (ctx.first_failure == 0 && (!out.ok || out.exit_code != 0))
+    ctx.first_failure = out.exit_code != 0 ? out.exit_code : 1;
   if (!out.ok) {
     if (leads(ctx)) fmt::print(stderr, "servebench: run {} failed: {}\n", what, out.error);
-    if (ctx.first_failure == 0) ctx.first_failure = out.exit_code != 0 ? out.exit_code : 1;
     if (out.exit_code == static_cast<int>(ExitCode::unreachable)) ctx.target_dead = true;
   } else if (!ctx.quiet && leads(ctx)) {
     const Headline& h = out.headline;
@@ -242,9 +254,14 @@ int run_plan(const Plan& plan, const PlanRunOptions& o) {
     e.grace_period = std::chrono::seconds(10);
     t.base.slo = metrics::parse_goodput_flags(d.goodput);
     t.base.provider = &p;
-    t.base.sim_preset = p.sim;
-    t.base.sim_replicas = p.sim_replicas;
-    t.base.sim_time_scale = o.sim_time_scale.value_or(d.sim_time_scale);
+    t.base.sim.preset = p.sim;
+    t.base.sim.replicas = p.sim_replicas;
+    t.base.sim.time_scale = o.sim_time_scale.value_or(d.sim_time_scale);
+    t.base.sim.seed = d.sim_seed;
+    e.save_outputs = d.save_outputs;
+    e.workload.dataset = d.dataset;
+    t.base.telemetry = run_telemetry_of(d);
+    t.base.provider_label = p.name;
 
     std::unique_ptr<Launcher> launcher;  // the leader's only: one server for every process
     if (p.launch) {

@@ -1,9 +1,9 @@
-#include "cli/progress.h"
+#include "plan/progress.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
 
-namespace sb::cli {
+namespace sb::plan {
 
 ProgressPrinter::ProgressPrinter(std::FILE* out) : out_(out), tty_(isatty(fileno(out)) != 0) {}
 
@@ -38,4 +38,4 @@ void ProgressPrinter::finish() {
   std::fflush(out_);
 }
 
-}  // namespace sb::cli
+}  // namespace sb::plan

@@ -5,7 +5,7 @@
 
 #include "engine/engine.h"
 
-namespace sb::cli {
+namespace sb::plan {
 
 class ProgressPrinter {
  public:
@@ -22,4 +22,4 @@ class ProgressPrinter {
   bool drew_ = false;
 };
 
-}  // namespace sb::cli
+}  // namespace sb::plan

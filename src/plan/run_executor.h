@@ -1,14 +1,15 @@
 #pragma once
-// Where the runs of a plan or sweep happen: the seam between plan_runner (which runs, in
-// which order, what their results decide) and the process or processes that carry them out.
-// This class itself is the single-process executor: every run in this process
-// (execute_run). Under mpirun, src/mpi/distributed_plan.h supplies one in which every rank
-// walks the same plan: each run is split over the ranks and merged on rank 0, and every rank
-// is handed rank 0's outcome, so each decision taken from outcomes (saturation search, rate
-// bisection, skipping a dead target) comes out the same on every rank without being sent.
+// Where the measured runs of prof, sweep and run happen: the seam between the commands and
+// plan_runner (which runs, in which order, what their results decide) and the process or
+// processes that carry them out. main() chooses the executor at start-up. This class itself
+// is the single-process executor: every run in this process (execute_run). Under mpirun,
+// src/mpi/executor.h supplies one in which every rank walks the same command: each run is
+// split over the ranks and merged on rank 0, and every rank is handed rank 0's outcome, so
+// each decision taken from outcomes (saturation search, rate bisection, skipping a dead
+// target) comes out the same on every rank without being sent.
 //
-// Contract for callers (plan_runner, the sweep and run commands): outside these calls, do
-// only what every process does alike, and leave files and output to the leader.
+// Contract for callers (prof, plan_runner, the sweep and run commands): outside these calls,
+// do only what every process does alike, and leave files and output to the leader.
 #include <atomic>
 #include <functional>
 #include <string>
@@ -37,6 +38,11 @@ class RunExecutor {
   // The stop flag the plan checks between runs, given this process's signal flag: that flag
   // itself here; under mpirun one that every rank updates alike after each call above.
   virtual const std::atomic<bool>* plan_stop(const std::atomic<bool>* signal) { return signal; }
+
+  // Runs a whole command (prof, sweep or run) and returns this process's exit code: here
+  // `command()` itself, an sb::Error left to the caller; under mpirun with the command's end
+  // agreed by every rank (a failure on one ends it on all).
+  virtual int run_command(const std::function<int()>& command) { return command(); }
 };
 
 }  // namespace sb::plan

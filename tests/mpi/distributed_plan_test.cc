@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/run_parity.h"
 #include "mpirun_helpers.h"
 #include "sim/server.h"
 
@@ -215,6 +216,36 @@ TEST_F(DistributedPlan, KilledRankEndsThePlanWithTheRunMarkedIncomplete) {
   EXPECT_EQ(s["run"]["incomplete"], true);
   EXPECT_EQ(s["distributed"]["ranks"][1]["state"], "died");
   EXPECT_FALSE(fs::exists(out / "c6"));
+}
+
+// The one-run-pipeline parity (issue 14, tests/e2e/run_pipeline_test.cc) under mpirun -np 2:
+// prof and a 2-level sweep with the same flags write the same files and fields as in one
+// process (telemetry sampled by rank 0, quality of every rank's records, the seed), and an
+// unreachable target exits 3.
+TEST_F(DistributedPlan, ProfAndSweepKeepEveryFlagOfOneProcess) {
+  const fs::path dataset = parity::write_dataset(dir_);
+  const std::string metrics_url = sim_->url() + "/metrics";
+  const std::string flags = parity::common_flags(dataset, metrics_url);
+  for (const auto& [name, args, runs] : std::vector<std::tuple<std::string, std::string, size_t>>{
+           {"prof", "prof " + flags + " --concurrency 2 -n 16", 1},
+           {"sweep", "sweep " + flags + " --concurrency 2,4 -n 16", 2}}) {
+    const fs::path out = dir_ / name;
+    const auto r = mpirun(2, args + " -o " + out.string());
+    ASSERT_EQ(r.code, 0) << name << ": " << r.out;
+    const auto folders = parity::run_folders(out);
+    ASSERT_EQ(folders.size(), runs) << name;
+    for (const auto& run : folders) {
+      parity::expect_full_run(run, metrics_url, "mpirun -np 2 " + name);
+      const json s = read_json(run / "summary.json");
+      // Quality over the records of both ranks, not rank 0's alone.
+      EXPECT_EQ(s["quality"]["scored"].get<int64_t>(), s["run"]["requests"]["ok"].get<int64_t>());
+    }
+  }
+  const std::string dead =
+      " --base-url http://127.0.0.1:1 --api tgi --connect-timeout 2s -n 4 -q --no-progress -o ";
+  EXPECT_EQ(mpirun(2, "prof" + dead + (dir_ / "dead-prof").string() + " --concurrency 2").code, 3);
+  EXPECT_EQ(mpirun(2, "sweep" + dead + (dir_ / "dead-sweep").string() + " --concurrency 2,4").code,
+            3);
 }
 
 }  // namespace

@@ -48,12 +48,12 @@ TEST(SaturationSim, FindsTheKneeOfTheTgiPresetWithinOneStep) {
   stage.saturation.max_level = 256;
   StageTarget t;
   t.provider = "tgi";
-  t.base.sim_preset = "tgi";
+  t.base.sim.preset = "tgi";
   // A closed loop underfills the batch by each request's turnaround in the client; under
   // sanitizers (SERVEBENCH_SANITIZED=1) that turnaround is many times longer, and at 0.1
   // throughput kept creeping up past the knee (c64 -> c128: +9.9%) until the KV cache
   // rejected requests at c256. Slower decode steps keep the turnaround small beside them.
-  t.base.sim_time_scale = std::getenv("SERVEBENCH_SANITIZED") ? 0.4 : 0.1;
+  t.base.sim.time_scale = std::getenv("SERVEBENCH_SANITIZED") ? 0.4 : 0.1;
   auto& e = t.base.engine;
   e.adapter.api = protocol::Api::tgi;
   e.workload.input_tokens = in;
