@@ -222,151 +222,110 @@ int participants_for(const engine::LoadConfig& load, int size) {
   return cap > 0 ? static_cast<int>(std::min<int64_t>(size, cap)) : size;
 }
 
-SplitRunResult run_split(const SplitRun& run, const RankIdentity& me, const Fault& fault) {
-  SplitRunResult out;
-  const int rank = me.rank;
-  const int k = run.participants > 0 ? std::min(run.participants, me.size) : me.size;
-  CommGuard part;
-  MPI_Comm_split(MPI_COMM_WORLD, rank < k ? 0 : MPI_UNDEFINED, rank, &part.comm);
-  if (part.comm == MPI_COMM_NULL) {
-    out.idle = true;
-    return out;
-  }
+namespace {
 
-  // Clocks, then this rank's folder.
-  const ClockOffset clock = estimate_clock_offset(part.comm);
-  const std::string my_dir = rank_dir(run.dir, rank);
-  {
-    std::error_code ec;
-    std::filesystem::create_directories(my_dir, ec);
-    const Agreement a = agree(
-        ec ? static_cast<int>(ExitCode::usage) : 0,
-        ec ? fmt::format("--output-dir '{}': cannot create {} ({})", run.dir, my_dir, ec.message())
-           : "",
-        me, run.print_refusals, part.comm);
-    if (a.code != 0) {
-      out.refused = a.code;
-      out.error = a.message;
-      return out;
+// Rank 0: mpi.json (every participant's host, clock offset and reachability, the planned run
+// facts), and a line for each rank that takes no part. Returns the manifest.
+json write_manifest(const SplitRun& run, int k, const std::vector<std::string>& everyone) {
+  engine::RunResult planned;
+  planned.started_at = iso_utc_now();
+  metrics::RunInfo info = run.run_info(planned);
+  info.config["mpi_ranks"] = k;
+  json manifest = {{"schema", "servebench.mpi/1"},
+                   {"world_size", k},
+                   {"ranks", json::array()},
+                   {"run_info", run_info_to_json(info)}};
+  for (const auto& s : everyone) manifest["ranks"].push_back(json::parse(s));
+  report::write_file_atomically(run.dir + "/mpi.json", manifest.dump(2) + "\n");
+  for (const auto& r : manifest["ranks"])
+    if (!r["reachable"].get<bool>())
+      fmt::print(stderr, "servebench: rank {}:{} takes no part: {}\n", r["host"].get<std::string>(),
+                 r["rank"].get<int>(), r["error"].get<std::string>());
+  return manifest;
+}
+
+// What one participant needs to run its share of the load.
+struct ShareContext {
+  const SplitRun& run;
+  const RankIdentity& me;
+  const Fault& fault;
+  int participants = 1;
+  ClockOffset clock;
+  MPI_Comm active = MPI_COMM_NULL;     // the reachable participants (the start agreements)
+  Coordinator* coordinator = nullptr;  // rank 0's
+};
+
+// This rank's share of the load, started at the agreed instants and streamed to its rank
+// folder. Returns its rank.json state ("done" or "failed") and the engine's result.
+json run_my_share(const ShareContext& c, engine::RunResult& result) {
+  const int rank = c.me.rank, k = c.participants;
+  engine::EngineConfig ec = c.run.engine;
+  ec.load.shard_index = rank;
+  ec.load.shard_count = k;
+  if (ec.load.mode == engine::LoadMode::closed)
+    ec.load.concurrency = share(ec.load.concurrency, k, rank);
+  if (ec.load.max_concurrency > 0)
+    ec.load.max_concurrency = share(ec.load.max_concurrency, k, rank);
+
+  report::RequestLog log(rank_dir(c.run.dir, rank));
+  int64_t appended = 0;
+  const bool kill_me = c.fault.kind == "kill" && c.fault.rank == rank;
+  plan::ProgressPrinter progress(stderr);
+  const bool show_progress = rank == 0 && c.run.show_progress;
+  int aligned = 0;
+  engine::RunHooks hooks;
+  hooks.on_record = [&](const metrics::RequestRecord& r) {
+    log.append(r);
+    if (kill_me && ++appended == c.fault.after) {
+      // Flushes what the RequestLog holds so far, as its 1 s flusher would have by then.
+      std::this_thread::sleep_for(1200ms);
+      std::raise(SIGKILL);
     }
-  }
-
-  // Can this rank reach the target? One that cannot takes no part; rank 0 must.
-  const std::string unreachable = probe_target(run.engine, fault, rank);
-  const json me_json = {{"rank", rank},
-                        {"host", me.host},
-                        {"clock_offset_ns", clock.offset_ns},
-                        {"clock_uncertainty_ns", clock.uncertainty_ns},
-                        {"reachable", unreachable.empty()},
-                        {"error", unreachable}};
-  const auto everyone = gather_strings(me_json.dump(), 0, part.comm);
-  const std::string rank0_error = bcast_string(unreachable, 0, part.comm);
-  if (!rank0_error.empty()) {
-    out.refused = static_cast<int>(ExitCode::unreachable);
-    out.error = fmt::format("rank {} (the coordinator): {}", me.host + ":0", rank0_error);
-    if (rank == 0 && run.print_refusals) fmt::print(stderr, "servebench: {}\n", out.error);
-    return out;
-  }
-  json manifest;
-  if (rank == 0) {
-    engine::RunResult planned;
-    planned.started_at = iso_utc_now();
-    metrics::RunInfo info = run.run_info(planned);
-    info.config["mpi_ranks"] = k;
-    manifest = {{"schema", "servebench.mpi/1"},
-                {"world_size", k},
-                {"ranks", json::array()},
-                {"run_info", run_info_to_json(info)}};
-    for (const auto& s : everyone) manifest["ranks"].push_back(json::parse(s));
-    report::write_file_atomically(run.dir + "/mpi.json", manifest.dump(2) + "\n");
-    for (const auto& r : manifest["ranks"])
-      if (!r["reachable"].get<bool>())
-        fmt::print(stderr, "servebench: rank {}:{} takes no part: {}\n",
-                   r["host"].get<std::string>(), r["rank"].get<int>(),
-                   r["error"].get<std::string>());
-  }
-  CommGuard active;
-  MPI_Comm_split(part.comm, unreachable.empty() ? 0 : MPI_UNDEFINED, rank, &active.comm);
-
-  // The load: this rank's share, started at the agreed instants.
-  json state = {{"rank", rank}, {"host", me.host}, {"state", "running"}};
-  write_rank_state(my_dir, state);
-  std::optional<Coordinator> coordinator;
-  if (rank == 0) coordinator.emplace(k);
-  engine::RunResult result;
-  if (!unreachable.empty()) {
+  };
+  hooks.stop = c.run.stop;
+  hooks.on_progress = [&](const engine::LiveTotals& t) {
+    if (rank == 0) {
+      c.coordinator->drain_heartbeats();
+      if (show_progress) progress.update(t);
+    } else {
+      const int beat = 1;
+      MPI_Send(&beat, 1, MPI_INT, 0, kTagHeartbeat, MPI_COMM_WORLD);
+    }
+  };
+  hooks.align_start = [&](TimePoint proposed) {
+    ++aligned;
+    // 20 ms covers the reduction's own latency, so no rank is late for the instant.
+    int64_t mine = to_reference_ns(proposed, c.clock) + 20'000'000;
+    int64_t agreed = 0;
+    MPI_Allreduce(&mine, &agreed, 1, MPI_INT64_T, MPI_MAX, c.active);
+    return from_reference_ns(agreed, c.clock);
+  };
+  if (rank == 0 && c.run.leader_hooks) c.run.leader_hooks(hooks);
+  json state = {{"rank", rank}, {"host", c.me.host}};
+  try {
+    result = engine::run_benchmark(ec, hooks);
+    state["state"] = "done";
+    state["interrupted"] = result.interrupted;
+  } catch (const Error& e) {
     state["state"] = "failed";
-    state["error"] = unreachable;
-  } else {
-    engine::EngineConfig ec = run.engine;
-    ec.load.shard_index = rank;
-    ec.load.shard_count = k;
-    if (ec.load.mode == engine::LoadMode::closed)
-      ec.load.concurrency = share(ec.load.concurrency, k, rank);
-    if (ec.load.max_concurrency > 0)
-      ec.load.max_concurrency = share(ec.load.max_concurrency, k, rank);
-
-    report::RequestLog log(my_dir);
-    int64_t appended = 0;
-    const bool kill_me = fault.kind == "kill" && fault.rank == rank;
-    plan::ProgressPrinter progress(stderr);
-    const bool show_progress = rank == 0 && run.show_progress;
-    int aligned = 0;
-    engine::RunHooks hooks;
-    hooks.on_record = [&](const metrics::RequestRecord& r) {
-      log.append(r);
-      if (kill_me && ++appended == fault.after) {
-        // Flushes what the RequestLog holds so far, as its 1 s flusher would have by then.
-        std::this_thread::sleep_for(1200ms);
-        std::raise(SIGKILL);
-      }
-    };
-    hooks.stop = run.stop;
-    hooks.on_progress = [&](const engine::LiveTotals& t) {
-      if (rank == 0) {
-        coordinator->drain_heartbeats();
-        if (show_progress) progress.update(t);
-      } else {
-        const int beat = 1;
-        MPI_Send(&beat, 1, MPI_INT, 0, kTagHeartbeat, MPI_COMM_WORLD);
-      }
-    };
-    hooks.align_start = [&](TimePoint proposed) {
-      ++aligned;
-      // 20 ms covers the reduction's own latency, so no rank is late for the instant.
-      int64_t mine = to_reference_ns(proposed, clock) + 20'000'000;
-      int64_t agreed = 0;
-      MPI_Allreduce(&mine, &agreed, 1, MPI_INT64_T, MPI_MAX, active.comm);
-      return from_reference_ns(agreed, clock);
-    };
-    if (rank == 0 && run.leader_hooks) run.leader_hooks(hooks);
-    try {
-      result = engine::run_benchmark(ec, hooks);
-      state["state"] = "done";
-      state["interrupted"] = result.interrupted;
-    } catch (const Error& e) {
-      state["state"] = "failed";
-      state["error"] = e.what();
-      result.records.clear();
-    }
-    // Every active rank takes part in both start agreements, whatever happened to it.
-    while (aligned < 2) hooks.align_start(Clock::now());
-    if (show_progress) progress.finish();
-    log.close();
-    state["records"] = result.records.size();
-    state["workers"] = result.workers;
-    state["started_at"] = result.started_at;
+    state["error"] = e.what();
+    result.records.clear();
   }
-  write_rank_state(my_dir, state);
-  out.stop_requested = run.stop && run.stop->load();
+  // Every active rank takes part in both start agreements, whatever happened to it.
+  while (aligned < 2) hooks.align_start(Clock::now());
+  if (show_progress) progress.finish();
+  log.close();
+  state["records"] = result.records.size();
+  state["workers"] = result.workers;
+  state["started_at"] = result.started_at;
+  return state;
+}
 
-  // Results to rank 0.
-  if (rank != 0) {
-    send_bytes(state.dump(), 0, kTagResult, MPI_COMM_WORLD);
-    send_bytes(encode_records(result.records), 0, kTagResult, MPI_COMM_WORLD);
-    return out;
-  }
-  out.dead = coordinator->collect(from_s(silence_limit_s()));
+// Rank 0: every participant's result (its own `state` and `result`, the others' as sent, a
+// silent one's rank folder), merged into run.dir with the run's facts and telemetry.
+void merge_at_leader(const SplitRun& run, int k, const json& manifest, const json& state,
+                     engine::RunResult& result, Coordinator& coordinator, SplitRunResult& out) {
+  out.dead = coordinator.collect(from_s(silence_limit_s()));
   out.ranks.resize(static_cast<size_t>(k));
   for (int r = 0; r < k; ++r) {
     RankResult& rr = out.ranks[static_cast<size_t>(r)];
@@ -382,11 +341,11 @@ SplitRunResult run_split(const SplitRun& run, const RankIdentity& me, const Faul
       rr.records = read_rank_records(rank_dir(run.dir, r) + "/requests.jsonl", &skipped);
       continue;
     }
-    const json& h = r == 0 ? state : coordinator->result(r).header;
+    const json& h = r == 0 ? state : coordinator.result(r).header;
     rr.state = h.value("state", std::string("missing"));
     rr.error = h.value("error", std::string());
     rr.interrupted = h.value("interrupted", false);
-    rr.records = r == 0 ? std::move(result.records) : std::move(coordinator->result(r).records);
+    rr.records = r == 0 ? std::move(result.records) : std::move(coordinator.result(r).records);
   }
   engine::RunResult merged_run;
   merged_run.started_at = state.value("started_at", std::string());
@@ -399,6 +358,77 @@ SplitRunResult run_split(const SplitRun& run, const RankIdentity& me, const Faul
     out.interrupted = out.interrupted || r.interrupted;
     std::vector<metrics::RequestRecord>().swap(r.records);  // written out; free them
   }
+}
+
+}  // namespace
+
+SplitRunResult run_split(const SplitRun& run, const RankIdentity& me, const Fault& fault) {
+  SplitRunResult out;
+  const int rank = me.rank;
+  const int k = run.participants > 0 ? std::min(run.participants, me.size) : me.size;
+  CommGuard part;
+  MPI_Comm_split(MPI_COMM_WORLD, rank < k ? 0 : MPI_UNDEFINED, rank, &part.comm);
+  if (part.comm == MPI_COMM_NULL) {
+    out.idle = true;
+    return out;
+  }
+  auto refuse = [&out](int code, std::string why) {
+    out.refused = code;
+    out.error = std::move(why);
+    return out;
+  };
+
+  // Clocks, then this rank's folder.
+  const ClockOffset clock = estimate_clock_offset(part.comm);
+  const std::string my_dir = rank_dir(run.dir, rank);
+  std::error_code ec;
+  std::filesystem::create_directories(my_dir, ec);
+  const Agreement made = agree(
+      ec ? static_cast<int>(ExitCode::usage) : 0,
+      ec ? fmt::format("--output-dir '{}': cannot create {} ({})", run.dir, my_dir, ec.message())
+         : "",
+      me, run.print_refusals, part.comm);
+  if (made.code != 0) return refuse(made.code, made.message);
+
+  // Can this rank reach the target? One that cannot takes no part; rank 0 must.
+  const std::string unreachable = probe_target(run.engine, fault, rank);
+  const json me_json = {{"rank", rank},
+                        {"host", me.host},
+                        {"clock_offset_ns", clock.offset_ns},
+                        {"clock_uncertainty_ns", clock.uncertainty_ns},
+                        {"reachable", unreachable.empty()},
+                        {"error", unreachable}};
+  const auto everyone = gather_strings(me_json.dump(), 0, part.comm);
+  const std::string rank0_error = bcast_string(unreachable, 0, part.comm);
+  if (!rank0_error.empty()) {
+    refuse(static_cast<int>(ExitCode::unreachable),
+           fmt::format("rank {} (the coordinator): {}", me.host + ":0", rank0_error));
+    if (rank == 0 && run.print_refusals) fmt::print(stderr, "servebench: {}\n", out.error);
+    return out;
+  }
+  const json manifest = rank == 0 ? write_manifest(run, k, everyone) : json();
+  CommGuard active;
+  MPI_Comm_split(part.comm, unreachable.empty() ? 0 : MPI_UNDEFINED, rank, &active.comm);
+
+  // The load: this rank's share (none when it cannot reach the target).
+  write_rank_state(my_dir, {{"rank", rank}, {"host", me.host}, {"state", "running"}});
+  std::optional<Coordinator> coordinator;
+  if (rank == 0) coordinator.emplace(k);
+  engine::RunResult result;
+  json state = {{"rank", rank}, {"host", me.host}, {"state", "failed"}, {"error", unreachable}};
+  if (unreachable.empty())
+    state = run_my_share(
+        {run, me, fault, k, clock, active.comm, coordinator ? &*coordinator : nullptr}, result);
+  write_rank_state(my_dir, state);
+  out.stop_requested = run.stop && run.stop->load();
+
+  // Results to rank 0, which merges them.
+  if (rank != 0) {
+    send_bytes(state.dump(), 0, kTagResult, MPI_COMM_WORLD);
+    send_bytes(encode_records(result.records), 0, kTagResult, MPI_COMM_WORLD);
+    return out;
+  }
+  merge_at_leader(run, k, manifest, state, result, *coordinator, out);
   return out;
 }
 
