@@ -79,8 +79,7 @@ std::vector<Table> comparison_tables(const std::vector<RunGroup>& groups) {
         for (const RunGroup& g : groups) {
           if (g.backend != b || g.scenario != sc || g.load_kind != kind) continue;
           for (const RunData* r : g.runs)
-            if (load_of(r->summary).value == value)
-            {
+            if (load_of(r->summary).value == value) {
               c = fmt::format("P99 {} ms · {} req/s", cell(m(r->summary, "e2e_ms", "p99"), 1),
                               cell(number_at(r->summary, {"throughput", "requests_per_s"})));
               // Quality beside speed when the run was scored against references.
@@ -169,9 +168,24 @@ const std::vector<std::pair<std::string, std::string>>& glossary() {
       {"CDF", "fraction of samples (requests; gaps for ITL) whose value is at most x"},
       {"stable",
        "a run with measured requests, error rate at most the --max-error-rate of the "
-       "report (default 1%) and every --sla rule met"},
-      {"max stable load", "the highest load whose run, and every run at a lower load, is stable"},
-      {"peak QPS", "the highest req/s among the runs of one backend and scenario"},
+       "report (default 5%, the plan's) and every SLO met: the --sla rules, else the run's own "
+       "--goodput bounds as P99 limits; a time-scaled simulator's run is checked in model time"},
+      {"judged",
+       "a level (run) with at least --min-requests (30) measured requests; a latency cell needs "
+       "as many ok samples. Anything less reads \"insufficient (n=…)\" and is never ranked"},
+      {"max stable load",
+       "the highest judged load whose run, and every judged run at a lower load, is stable"},
+      {"peak QPS", "the highest req/s among the judged runs of one backend and scenario"},
+      {"knee",
+       "the last load before throughput gained under 5% while e2e p50 rose over 10% (the "
+       "saturation search's rule)"},
+      {"95% interval",
+       "percentiles: the order-statistic (binomial) interval, exact; '>' marks an upper bound "
+       "beyond the largest sample (P99 needs 367 samples for a closed one); means and rates: "
+       "a seeded bootstrap"},
+      {"simulated at ×S",
+       "the run's simulator ran every modelled duration × S; ≈ values are model time (wall ÷ "
+       "S, rates × S), client overhead included"},
   };
   return g;
 }
