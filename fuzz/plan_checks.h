@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/error.h"
-#include "engine/engine_config.h"
+#include "config/engine_config.h"
 #include "fuzz_check.h"
 #include "net/url.h"
 #include "plan/providers.h"

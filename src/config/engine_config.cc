@@ -1,4 +1,4 @@
-#include "engine/engine_config.h"
+#include "config/engine_config.h"
 
 #include <cmath>
 

@@ -7,9 +7,10 @@
 #include <utility>
 #include <vector>
 
+#include "common/clock.h"
 #include "engine/endpoint_picker.h"
 #include "load/arrival_schedule.h"
-#include "net/connection.h"
+#include "net/client_options.h"
 #include "protocol/adapter.h"
 #include "quality/tokenizer.h"
 #include "workload/prompt_source.h"

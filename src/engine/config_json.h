@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
-#include "engine/engine_config.h"
+#include "config/engine_config.h"
 #include "metrics/run_summary.h"
 
 namespace sb::engine {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/engine_config.h"
+#include "config/engine_config.h"
 #include "engine/worker.h"
 #include "metrics/request_record.h"
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "common/asio.h"
-#include "engine/engine_config.h"
+#include "config/engine_config.h"
 #include "engine/response_recorder.h"
 #include "metrics/request_record.h"
 #include "net/connection.h"

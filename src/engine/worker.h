@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/asio.h"
-#include "engine/engine_config.h"
+#include "config/engine_config.h"
 #include "engine/request_runner.h"
 #include "metrics/request_record.h"
 #include "workload/prompt_source.h"

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
-#include "engine/engine_config.h"
+#include "config/engine_config.h"
 #include "metrics/run_summary.h"
 #include "mpi/comm.h"
 #include "mpi/rank_merge.h"

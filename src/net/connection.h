@@ -17,6 +17,7 @@
 
 #include "common/asio.h"
 #include "common/clock.h"
+#include "net/client_options.h"
 #include "net/url.h"
 
 namespace sb::net {
@@ -35,13 +36,6 @@ struct NetResult {
   NetStatus status = NetStatus::ok;
   std::string message;
   bool ok() const { return status == NetStatus::ok; }
-};
-
-struct ClientOptions {
-  Url url;
-  bool insecure = false;     // skip certificate verification (--insecure)
-  std::string ca_file;       // extra CA bundle (--ca-file)
-  size_t max_response_bytes = size_t{64} << 20;
 };
 
 // Read-only after construction and shared by every worker: resolved addresses

@@ -92,8 +92,13 @@ std::unique_ptr<RunTelemetry> open_telemetry(const RunSpec& spec, const engine::
       !e.workload.scenario.empty()
           ? e.workload.scenario
           : fmt::format("in{}/out{}", e.workload.input_tokens, e.workload.output_tokens);
-  return std::make_unique<RunTelemetry>(spec.telemetry, sims.metrics_urls(),
-                                        engine::effective_workers(e), provider, scenario);
+  RunTelemetryConfig tc = spec.telemetry;
+  if (!spec.sim.preset.empty() && spec.sim.time_scale < 1.0)  // samples per model second kept
+    tc.samplers.interval = std::max<Nanos>(
+        std::chrono::milliseconds(20),
+        std::chrono::duration_cast<Nanos>(tc.samplers.interval * spec.sim.time_scale));
+  return std::make_unique<RunTelemetry>(tc, sims.metrics_urls(), engine::effective_workers(e),
+                                        provider, scenario);
 }
 
 int exit_code_of(const metrics::RunSummary& s, bool interrupted, double max_error_rate,
@@ -124,7 +129,7 @@ int exit_code_of(const metrics::RunSummary& s, bool interrupted, double max_erro
 RunOutcome outcome_of(metrics::RunSummary summary, bool interrupted, const RunSpec& spec) {
   RunOutcome out;
   out.headline = headline_of(summary);
-  out.slo_met = slo_met(summary, spec.slo);
+  out.slo_met = slo_met(summary, spec.slo, spec.sim.preset.empty() ? 1.0 : spec.sim.time_scale);
   out.interrupted = interrupted;
   out.exit_code = exit_code_of(summary, interrupted, spec.max_error_rate, &out.error);
   out.ok = out.exit_code == 0 || out.exit_code == static_cast<int>(ExitCode::error_rate);
@@ -151,12 +156,13 @@ Headline headline_of(const metrics::RunSummary& s) {
   return h;
 }
 
-bool slo_met(const metrics::RunSummary& s, const metrics::Slo& slo) {
-  auto within = [](const metrics::Distribution& d, const std::optional<double>& bound) {
-    return !bound || (!d.empty() && d.p99 <= *bound);
+bool slo_met(const metrics::RunSummary& s, const metrics::Slo& slo, double time_scale) {
+  auto within = [time_scale](const metrics::Distribution& d, const std::optional<double>& bound) {
+    return !bound || (!d.empty() && d.p99 / time_scale <= *bound);
   };
   return within(s.metrics.ttft_ms, slo.ttft_ms) && within(s.metrics.e2e_ms, slo.e2e_ms) &&
-         (!slo.tpot_ms || s.metrics.tpot_ms.empty() || s.metrics.tpot_ms.p99 <= *slo.tpot_ms);
+         (!slo.tpot_ms || s.metrics.tpot_ms.empty() ||
+          s.metrics.tpot_ms.p99 / time_scale <= *slo.tpot_ms);
 }
 
 RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop) {

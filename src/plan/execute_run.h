@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/engine_config.h"
+#include "config/engine_config.h"
 #include "metrics/goodput.h"
 #include "metrics/run_summary.h"
 #include "plan/providers.h"
@@ -62,7 +62,9 @@ struct Headline {
 };
 Headline headline_of(const metrics::RunSummary& s);
 // Whether the run met every SLO given: the p99 of each bounded metric within its bound.
-bool slo_met(const metrics::RunSummary& s, const metrics::Slo& slo);
+// `time_scale`: a time-scaled simulator's (its SLOs are model time: p99 / S is compared, as
+// the report does); 1 for real time.
+bool slo_met(const metrics::RunSummary& s, const metrics::Slo& slo, double time_scale = 1.0);
 
 struct RunOutcome {
   bool ok = false;    // measured and written (errors inside the run are in its numbers)
@@ -71,7 +73,7 @@ struct RunOutcome {
   bool interrupted = false;
   std::optional<metrics::RunSummary> summary;
   Headline headline;
-  bool slo_met = false;  // slo_met(*summary, spec.slo); false when nothing was measured
+  bool slo_met = false;  // slo_met(*summary, spec.slo, scale); false when nothing measured
 };
 
 // Never throws for a failing target: the failure is in the outcome.
@@ -103,7 +105,9 @@ engine::EngineConfig resolve_engine(const RunSpec& spec, const std::vector<std::
 // What summary.json reports about a run of `spec`: engine::run_info plus the spec's labels.
 metrics::RunInfo run_info(const RunSpec& spec, const engine::EngineConfig& engine,
                           const engine::RunResult& result);
-// The telemetry of a run of `spec` against `engine` (the leader's), not started yet.
+// The telemetry of a run of `spec` against `engine` (the leader's), not started yet. Against
+// a simulator at time scale S < 1 the interval is multiplied by S (at least 20 ms), so that
+// a run compressed S times still gets its samples per model second.
 std::unique_ptr<RunTelemetry> open_telemetry(const RunSpec& spec,
                                              const engine::EngineConfig& engine,
                                              const RunSimulators& sims);

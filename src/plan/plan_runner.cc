@@ -94,6 +94,7 @@ std::optional<LevelMeasure> run_level(const Stage& stage, const StageTarget& t,
   spec.dir = (fs::path(ctx.out_dir) / folder).string();
   spec.telemetry.announce = ctx.runs_done == 0;
   spec.labels["provider"] = t.provider;
+  spec.labels["max_error_rate"] = t.max_error_rate;  // the stability limit the report uses
   if (!t.scenario.empty()) spec.labels["scenario"] = t.scenario;
   spec.labels["stage"] = stage.name;
   spec.labels["stage_kind"] = std::string(to_string(stage.kind));

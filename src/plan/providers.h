@@ -33,7 +33,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "engine/engine_config.h"
+#include "config/engine_config.h"
 #include "plan/yaml_fields.h"
 
 namespace sb::plan {

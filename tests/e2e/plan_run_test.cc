@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -58,7 +59,7 @@ TEST(PlanRun, ReferenceStudyEndToEnd) {
   const fs::path out = fresh_dir("study");
   const auto r =
       run_servebench(std::string("run ") + SERVEBENCH_SOURCE_DIR +
-                     "/examples/reference-study.yaml --sim-time-scale 0.003 --scale 0.1 -o " +
+                     "/examples/reference-study.yaml --sim-time-scale 0.001 --scale 0.05 -o " +
                      (out / "plan").string());
   ASSERT_EQ(r.code, 0) << r.out;
   // The comparison table: every provider x scenario.
@@ -72,6 +73,7 @@ TEST(PlanRun, ReferenceStudyEndToEnd) {
   EXPECT_TRUE(index["finished"].get<bool>());
   // 3 providers x 3 scenarios x (1 baseline + 6 sweep levels).
   ASSERT_EQ(index["runs"].size(), 63u);
+  std::map<std::string, int> gpu_util_rows, gpu_bw_rows;
   for (const auto& run : index["runs"]) {
     EXPECT_EQ(run["status"], "ok") << run.dump();
     const fs::path folder = out / "plan" / run["folder"].get<std::string>();
@@ -83,6 +85,19 @@ TEST(PlanRun, ReferenceStudyEndToEnd) {
     EXPECT_EQ(summary["config"]["provider"], run["provider"]);
     EXPECT_EQ(summary["config"]["scenario"], run["scenario"]);
     EXPECT_EQ(summary["config"]["stage"], run["stage"]);
+    // Telemetry in every run: the simulator's DCGM-style GPU metrics, scraped from its
+    // /metrics, in telemetry.jsonl, the summary and the index row.
+    EXPECT_TRUE(fs::exists(folder / "telemetry.jsonl")) << folder;
+    ASSERT_TRUE(summary["telemetry"].is_object()) << folder;
+    EXPECT_GT(run["gpu_mem_used_peak_mib"].get<double>(), 0) << run.dump();
+    if (run["sm_util_mean_pct"].is_number()) ++gpu_util_rows[run["provider"].get<std::string>()];
+    if (run["mem_bw_util_mean_pct"].is_number())
+      ++gpu_bw_rows[run["provider"].get<std::string>()];
+  }
+  // Utilisation means need a few samples: every backend has them at some load.
+  for (const char* p : {"pytorch", "fastapi", "tgi"}) {
+    EXPECT_GT(gpu_util_rows[p], 0) << p;
+    EXPECT_GT(gpu_bw_rows[p], 0) << p;
   }
   EXPECT_EQ(index["runs"][0]["folder"], "001-pytorch-chat-p99-at-16-c16");
   EXPECT_EQ(index["runs"][0]["load_level"], 16);
