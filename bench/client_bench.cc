@@ -1,6 +1,6 @@
 // End-to-end client benchmarks over loopback against the simulator, run in a
 // child process so that this process's CPU time and memory are the client's
-// alone. Prints figures; asserts nothing (DESIGN: speed is proven by benchmarks).
+// alone. Prints figures; asserts nothing (speed is proven by benchmarks, never by timed tests).
 //
 //   client_bench overhead   streamed events/s per client core, CPU us per request and per event
 //   client_bench saturate   the same with the client core saturated by a raw server

@@ -31,7 +31,7 @@ inline std::unique_ptr<protocol::Adapter> fuzz_adapter(protocol::Api api, bool s
 
 inline void check_decoded(const protocol::Decoded& d, std::string_view input) {
   FUZZ_CHECK(d.text.size() <= input.size() * 6 + 16);  // unescaping never grows much
-  FUZZ_CHECK(d.error_message.size() <= 512);           // the first 512 bytes (DESIGN §5)
+  FUZZ_CHECK(d.error_message.size() <= 512);           // the first 512 bytes (docs/architecture.md)
   if (!d.text.empty()) FUZZ_CHECK(d.text.data() != nullptr);
 }
 

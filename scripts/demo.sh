@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make demo`: the reference study (DESIGN §0, study A) on the embedded simulator, shortened:
+# `make demo`: the reference study (docs/architecture.md, study A) on the embedded simulator, shortened:
 # native PyTorch, a FastAPI wrapper and TGI (Llama-2-7B FP16 on an A10G) on chat, long and
 # mixed requests at concurrency 1 to 200. Prints the study's tables (P99 at 200 concurrent
 # users, peak QPS and where, knee, max stable load, GPU use, TTFT; n and a 95% interval per

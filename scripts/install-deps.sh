@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian packages servebench builds and tests with (DESIGN.md §2).
+# Installs the Debian packages servebench builds and tests with (docs/architecture.md).
 # Idempotent: does nothing when every package is already present; uses sudo when not root.
 set -euo pipefail
 

@@ -1,5 +1,5 @@
 #pragma once
-// `servebench prof` flags -> plain config (DESIGN §7.3). Parsing only: no I/O
+// `servebench prof` flags -> plain config (docs/architecture.md). Parsing only: no I/O
 // beyond reading the files a flag names, no network.
 #include <optional>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Error classes of DESIGN.md §5. Every request ends in exactly one class; "ok" is success.
+// Error classes of docs/architecture.md. Every request ends in exactly one class; "ok" is success.
 #include <array>
 #include <optional>
 #include <string_view>
@@ -40,7 +40,7 @@ inline std::optional<ErrorClass> error_class_from_string(std::string_view s) {
   return std::nullopt;
 }
 
-// Class of a non-2xx HTTP status (DESIGN §5).
+// Class of a non-2xx HTTP status (docs/architecture.md).
 inline ErrorClass error_class_from_status(int status) {
   if (status >= 200 && status < 300) return ErrorClass::ok;
   if (status == 503) return ErrorClass::overloaded;

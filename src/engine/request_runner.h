@@ -1,5 +1,5 @@
 #pragma once
-// Sends one request on a connection and records its timeline (DESIGN.md §3, §5).
+// Sends one request on a connection and records its timeline (docs/metrics.md, §5).
 #include <string>
 
 #include "common/asio.h"

@@ -117,7 +117,7 @@ void ResponseRecorder::finish(int64_t now_ns, bool complete) {
     }
   }
 
-  // Output tokens: server usage/details first, else the estimate (DESIGN §3).
+  // Output tokens: server usage/details first, else the estimate (docs/metrics.md).
   const int64_t estimate = event_tokens_ > 0 ? static_cast<int64_t>(event_tokens_)
                                              : workload::estimate_tokens_from_bytes(text_bytes());
   if (usage_tokens_ >= 0) {

@@ -1,6 +1,6 @@
 #pragma once
 // Turns one HTTP response, as it arrives, into a RequestRecord: SSE framing,
-// the API adapter's decoding, and the timestamps of DESIGN.md §3. Pure: the
+// the API adapter's decoding, and the timestamps of docs/metrics.md. Pure: the
 // caller passes the arrival time of each piece of body (ns since run start).
 //
 // Contract per request: begin(); then either on_error_status() (non-2xx) or

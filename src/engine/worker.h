@@ -1,6 +1,6 @@
 #pragma once
 // One load-generating thread: its own event loop, connections, adapter and
-// records (DESIGN §7.8: nothing shared on the hot path; merged after join).
+// records (docs/architecture.md: nothing shared on the hot path; merged after join).
 // The engine hands it phases; the worker runs its share of each.
 #include <array>
 #include <atomic>

@@ -1,7 +1,7 @@
 #pragma once
 // Open-loop arrival schedules: the intended send time of every request, as an
 // absolute offset since the run's start, generated from a seed before or while
-// the run goes (DESIGN.md §7: "pre-generate a seeded schedule at absolute times").
+// the run goes (docs/architecture.md: "pre-generate a seeded schedule at absolute times").
 // Senders wait until start + offset; they never sleep relative to the previous send,
 // so a late send does not push back the ones after it (no coordinated omission).
 //

@@ -1,5 +1,5 @@
 #pragma once
-// Summary statistics of a set of exact samples (DESIGN §3: per-request metrics keep every
+// Summary statistics of a set of exact samples (docs/metrics.md: per-request metrics keep every
 // sample).
 //
 // Conventions, chosen to match numpy (and so vLLM's benchmark_serving.py, which calls

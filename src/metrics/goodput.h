@@ -1,5 +1,5 @@
 #pragma once
-// Goodput (DESIGN §3): the requests per second that met every service-level objective given
+// Goodput (docs/metrics.md): the requests per second that met every service-level objective given
 // with --goodput (repeatable: "ttft:200", "tpot:50", "e2e:1000", bounds in milliseconds).
 //
 // A request meets the SLO when it is ok() and, for each bound given,

@@ -8,7 +8,7 @@
 //     has w / lo <= 1/1024, and the value reported for it (its midpoint, clamped to the exact
 //     min and max) is within 1/2048 (0.049%) of every value in it: kMaxRelativeError.
 //     With nanoseconds that holds from 1 ns to highest_value (default one hour), so
-//     the DESIGN §3 bound (<= 0.1% over 1 µs .. 1 hour) holds with margin.
+//     the docs/metrics.md bound (<= 0.1% over 1 µs .. 1 hour) holds with margin.
 //   - Memory is fixed at construction (about 270 KiB for one hour in ns); record() is O(1) and
 //     never allocates. Values above highest_value are recorded as highest_value, and negative
 //     values as 0; both are counted in clamped().
@@ -17,7 +17,7 @@
 //     interpolated between the two closest ranks), each rank's value taken from its bucket.
 //   - merge() adds another histogram with the same highest_value (per-worker histograms after
 //     join); serialize()/deserialize() carry one between processes.
-//   - Not thread-safe: one histogram per worker, merged after join (DESIGN §7.8).
+//   - Not thread-safe: one histogram per worker, merged after join (docs/architecture.md).
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -1,4 +1,4 @@
-// Derived per-request metrics of DESIGN §3. All differences are taken in integer
+// Derived per-request metrics of docs/metrics.md. All differences are taken in integer
 // nanoseconds and converted to milliseconds once, so no precision is lost before the
 // subtraction.
 #include "metrics/request_record.h"

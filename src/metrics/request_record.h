@@ -1,5 +1,5 @@
 #pragma once
-// One request's timeline and outcome, exactly as DESIGN.md §3 defines it.
+// One request's timeline and outcome, exactly as docs/metrics.md defines it.
 // Times are nanoseconds since the run's start (one steady_clock, taken in the
 // worker that owns the request); kNoTime marks an instant that never happened.
 #include <cstdint>
@@ -66,7 +66,7 @@ struct RequestRecord {
 
   bool ok() const { return error_class == ErrorClass::ok; }
 
-  // Derived metrics (DESIGN §3), in milliseconds; nullopt when an instant they need is
+  // Derived metrics (docs/metrics.md), in milliseconds; nullopt when an instant they need is
   // kNoTime. They do not look at ok(): a failed request that streamed text still has a ttft;
   // the run summary decides which requests count.
   std::optional<double> ttft_ms() const;           // t_first - t_send

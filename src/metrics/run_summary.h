@@ -1,5 +1,5 @@
 #pragma once
-// The run-level numbers of DESIGN §3, computed once from every request record after the run.
+// The run-level numbers of docs/metrics.md, computed once from every request record after the run.
 //
 // Which requests count:
 //   - warm-up requests are counted (requests.warmup) and otherwise ignored: "measured" below

@@ -1,5 +1,5 @@
 #pragma once
-// The --bucket-interval time series (DESIGN §3, issue 2 item 6).
+// The --bucket-interval time series (docs/metrics.md, issue 2 item 6).
 //
 // Buckets are consecutive intervals [k*I, (k+1)*I) of the run clock, starting at run start
 // (t = 0), up to the bucket holding the latest instant of any given record. Callers pass the

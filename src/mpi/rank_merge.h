@@ -1,5 +1,5 @@
 #pragma once
-// One run folder from the results of many ranks (DESIGN §3 output contract, extended).
+// One run folder from the results of many ranks (docs/metrics.md output contract, extended).
 //
 // Folder layout of a distributed run (`mpirun -np N servebench prof -o DIR ...`, and each run
 // folder of a sweep or plan under mpirun):

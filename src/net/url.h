@@ -1,5 +1,5 @@
 #pragma once
-// Parses a target base URL such as "http://host:8000/v1" (DESIGN: --base-url).
+// Parses a target base URL such as "http://host:8000/v1".
 #include <cstdint>
 #include <string>
 #include <string_view>

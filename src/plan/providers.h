@@ -1,5 +1,5 @@
 #pragma once
-// providers.yaml: the endpoints a plan benchmarks (DESIGN §0 study B, acs-bench's format
+// providers.yaml: the endpoints a plan benchmarks (docs/architecture.md study B, acs-bench's format
 // plus ours). A file holds `providers:` followed by a list (a bare list is accepted too):
 //
 //   providers:

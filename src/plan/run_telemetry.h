@@ -1,5 +1,5 @@
 #pragma once
-// The telemetry side channel of one measured run (DESIGN §1): the samplers (GPU, every server
+// The telemetry side channel of one measured run (docs/architecture.md): the samplers (GPU, every server
 // /metrics URL, the host and --server-pid), started on the engine's run start and stamped on
 // its clock; the live Prometheus endpoint fed from the records as they end; the final push.
 // Owned by the process that writes the run's folder (the leader under mpirun).

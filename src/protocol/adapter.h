@@ -1,5 +1,5 @@
 #pragma once
-// Protocol adapters: one per API (DESIGN.md §4). An adapter turns a prompt into
+// Protocol adapters: one per API (docs/architecture.md). An adapter turns a prompt into
 // request bytes, and turns the response (SSE event payloads when streaming, the
 // whole body otherwise) into text-bearing events, usage and errors.
 // Adapters are pure: no I/O, no clock. The engine timestamps what they report.

@@ -1,4 +1,4 @@
-// OpenAI completions, /v1/completions (DESIGN.md §4), as vLLM serves it
+// OpenAI completions, /v1/completions (docs/architecture.md), as vLLM serves it
 // (vllm-project/vllm vllm/entrypoints/openai/serving_completion.py).
 //
 // Request: {"model"?, "prompt", "max_tokens"?, "stream", "stream_options"?, "ignore_eos"?}.

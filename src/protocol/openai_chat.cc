@@ -1,4 +1,4 @@
-// OpenAI chat completions, /v1/chat/completions (DESIGN.md §4), as vLLM serves
+// OpenAI chat completions, /v1/chat/completions (docs/architecture.md), as vLLM serves
 // it (vllm-project/vllm vllm/entrypoints/openai/serving_chat.py).
 //
 // Request: {"model"?, "messages", "max_tokens"?, "stream", "stream_options"?, "ignore_eos"?}.

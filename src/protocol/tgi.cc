@@ -1,4 +1,4 @@
-// Text Generation Inference (DESIGN.md §4), as huggingface/text-generation-inference
+// Text Generation Inference (docs/architecture.md), as huggingface/text-generation-inference
 // router/src/server.rs and router/src/lib.rs define it.
 //
 // Request: {"inputs": text, "parameters": {"max_new_tokens": N, "details": true}}.

@@ -3,7 +3,7 @@
 //
 // score_request() tokenizes once (tokenizer.h; `automatic` decided on the reference) and
 // returns the per-request scores plus the sufficient statistics a corpus score needs, so the
-// output text can be dropped right after (DESIGN: outputs are kept only when asked):
+// output text can be dropped right after (outputs are kept only when asked):
 //   bleu         sentence BLEU, sacreBLEU sentence_bleu defaults (exp smoothing, effective
 //                order on), 0..100
 //   chrf         sentence chrF (chrf.h), 0..100

@@ -39,7 +39,7 @@ Table peak_table(const std::vector<RunGroup>& groups, const std::vector<SlaRule>
 // Per run and rule: "PASS 123.40" / "FAIL 250.10" (empty table without rules).
 Table sla_table(const std::vector<RunData>& runs, const std::vector<SlaRule>& rules);
 
-// Metric definitions (DESIGN §3, docs/metrics.md): term -> definition.
+// Metric definitions (docs/metrics.md, docs/metrics.md): term -> definition.
 const std::vector<std::pair<std::string, std::string>>& glossary();
 
 }  // namespace sb::report

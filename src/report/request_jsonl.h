@@ -1,11 +1,11 @@
 #pragma once
 // requests.jsonl: one JSON object per line per request, written as each request finishes.
-// Part of the output contract of DESIGN §3 (extend, never rename). Fields, in this order:
+// Part of the output contract of docs/metrics.md (extend, never rename). Fields, in this order:
 //   id                      integer
 //   class                   string, the workload class
 //   warmup, ok              booleans
 //   status                  HTTP status, 0 when no response arrived
-//   error_class             "ok" or a class of DESIGN §5
+//   error_class             "ok" or a class of docs/architecture.md
 //   error                   string ("" when none); invalid UTF-8 replaced by U+FFFD
 //   t_sched_s, t_send_s, t_end_s   seconds since run start, or null
 //   ttft_ms, ttft_content_ms, tpot_ms, e2e_ms, scheduled_e2e_ms, dispatch_delay_ms

@@ -1,5 +1,5 @@
 #pragma once
-// The reference study's answers (DESIGN §0, study A) from any set of runs: per backend ×
+// The reference study's answers (docs/architecture.md, study A) from any set of runs: per backend ×
 // scenario, P99 latency and TTFT at a named load, peak QPS and where it occurs, the knee, the
 // max stable load and GPU use; and a recommendation per scenario (recommendation.h).
 //

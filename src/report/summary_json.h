@@ -1,5 +1,5 @@
 #pragma once
-// summary.json: the versioned output contract of DESIGN §3 ("schema": "servebench.summary/1").
+// summary.json: the versioned output contract of docs/metrics.md ("schema": "servebench.summary/1").
 // Extend it, never rename silently; bump the schema on a breaking change.
 //
 // {

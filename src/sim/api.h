@@ -1,5 +1,5 @@
 #pragma once
-// The simulator's wire formats (DESIGN.md §4), pure: request bodies in, response
+// The simulator's wire formats (docs/architecture.md), pure: request bodies in, response
 // bytes out. TGI: /generate, /generate_stream (SSE "data:{json}\n\n", no [DONE]).
 // OpenAI (vLLM flavour): /v1/completions, /v1/chat/completions ("data: {json}\n\n",
 // optional usage chunk with "choices":[], then "data: [DONE]\n\n").

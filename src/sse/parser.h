@@ -1,6 +1,6 @@
 #pragma once
 // Incremental Server-Sent Events parser (WHATWG HTML §9.2 "event stream
-// interpretation", as DESIGN.md §4 summarises it). Pure: bytes in, events out.
+// interpretation", as docs/architecture.md summarises it). Pure: bytes in, events out.
 //
 // Contract:
 // - feed() may be given the stream split at any byte; the events produced are

@@ -1,5 +1,5 @@
 #pragma once
-// GPU readings, from one of three sources behind one interface (DESIGN §7.5: a seam with
+// GPU readings, from one of three sources behind one interface (docs/architecture.md: a seam with
 // a fake): NVML loaded at run time with dlopen (no build dependency on NVIDIA packages),
 // `nvidia-smi --query-gpu ... -lms N` as a child process, or a DCGM exporter's /metrics.
 #include <cmath>

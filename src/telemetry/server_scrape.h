@@ -2,7 +2,7 @@
 // Scraping one Prometheus /metrics URL on the sampler's thread, turning successive pages
 // into series: gauges (and untyped values) are sampled, counters become rates (per second
 // between two scrapes; a reset starts over), histograms are kept as bucket deltas over the
-// run, summary quantiles are sampled. Known vLLM / TGI / DCGM names (DESIGN §4) get report
+// run, summary quantiles are sampled. Known vLLM / TGI / DCGM names (docs/architecture.md) get report
 // names; every other series is kept under its own name. A failed scrape (down, slow, not
 // Prometheus text, over the body limit) is counted with its reason, never thrown.
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// The telemetry side channel (DESIGN §1): samplers for the GPU, each server /metrics URL and
+// The telemetry side channel (docs/architecture.md): samplers for the GPU, each server /metrics URL and
 // the host, each on its own thread (never on the load engine's event loops), ticking at
 // run_start + k * interval on the run's steady clock. Samples are stamped in ns since run
 // start, like RequestRecord. Nothing here is fatal: a source that cannot start is reported

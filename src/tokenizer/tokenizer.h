@@ -1,5 +1,5 @@
 #pragma once
-// Exact token counts (DESIGN §3 `output_tokens` "else a tokenizer"): the model's own
+// Exact token counts (docs/metrics.md `output_tokens` "else a tokenizer"): the model's own
 // tokenizer, loaded from the file a server ships with the model:
 //   - a SentencePiece `tokenizer.model` (Llama-2, Mistral, Gemma; libsentencepiece), or
 //   - a Hugging Face `tokenizer.json` whose model is a byte-level BPE (GPT-2, Llama-3, Qwen:

@@ -1,5 +1,5 @@
 #pragma once
-// Exact output token counts (DESIGN §3): with a tokenizer, a finished request's output
+// Exact output token counts (docs/metrics.md): with a tokenizer, a finished request's output
 // tokens are the tokenizer's count of its streamed content text. A count the server
 // reported (usage.completion_tokens or TGI details.generated_tokens) becomes the record's
 // alternative count, so the run summary reports the discrepancy (token_sources.discrepancy:

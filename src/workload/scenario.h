@@ -1,5 +1,5 @@
 #pragma once
-// Named workload presets (`--scenario`), after the reference study of DESIGN §0:
+// Named workload presets (`--scenario`), after the reference study of docs/architecture.md:
 //   chat        prompts of 50-100 characters, short answers (32-128 output tokens);
 //   long        prompts of 500-2000 characters, long generation (256-512 output tokens);
 //   mixed       chat and long interleaved: each request is chat with probability 70%

@@ -1,5 +1,5 @@
 // The response recorder against transcripts in the servers' exact formats
-// (DESIGN §4), with hand-computed timelines (DESIGN §3).
+// (docs/architecture.md), with hand-computed timelines (docs/metrics.md).
 #include "engine/response_recorder.h"
 
 #include <gtest/gtest.h>

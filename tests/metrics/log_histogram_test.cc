@@ -14,7 +14,7 @@ namespace {
 
 constexpr double kPercentiles[] = {0, 1, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99, 100};
 
-// Log-uniform nanosecond values between 1 µs and 1 hour: the range DESIGN §3 names.
+// Log-uniform nanosecond values between 1 µs and 1 hour: the range docs/metrics.md names.
 std::vector<int64_t> log_uniform(size_t n, uint32_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(std::log(1e3), std::log(3.6e12));
@@ -31,7 +31,7 @@ void expect_within_bound(const LogHistogram& h, std::vector<int64_t> values) {
     const double got = h.percentile(p);
     EXPECT_LE(std::abs(got - want), want * LogHistogram::kMaxRelativeError * (1 + 1e-9))
         << "p" << p << " want " << want << " got " << got;
-    EXPECT_LE(std::abs(got - want), want * 1e-3);  // the DESIGN bound
+    EXPECT_LE(std::abs(got - want), want * 1e-3);  // the bound of docs/metrics.md
   }
 }
 

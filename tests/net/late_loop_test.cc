@@ -1,5 +1,5 @@
 // The arrival time of body bytes is when they reached the socket, even when the
-// event loop is busy at that moment (DESIGN §3: the client must not add its own
+// event loop is busy at that moment (docs/metrics.md: the client must not add its own
 // lateness to the server's timeline).
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,5 +1,5 @@
 // The decode hot path allocates nothing per event once an adapter's buffers
-// have grown (DESIGN.md: per-event work must stay cheap). Counts this test
+// have grown (per-event work must stay cheap). Counts this test
 // binary's heap allocations through a replaced global operator new.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Wire formats of the simulator, byte for byte (DESIGN.md §4).
+// Wire formats of the simulator, byte for byte (docs/architecture.md).
 #include "sim/api.h"
 
 #include <gtest/gtest.h>

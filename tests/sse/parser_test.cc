@@ -1,4 +1,4 @@
-// Tests of sb::sse::Parser with literal streams split at every byte (DESIGN.md §7.4).
+// Tests of sb::sse::Parser with literal streams split at every byte (docs/architecture.md).
 #include "sse/parser.h"
 
 #include <gtest/gtest.h>
