@@ -18,6 +18,7 @@
 #include "report/request_log_read.h"
 #include "report/run_outputs.h"
 #include "report/terminal_summary.h"
+#include "telemetry/telemetry_log_read.h"
 
 namespace sb::cli {
 namespace {
@@ -38,6 +39,8 @@ void apply_old_summary(const nlohmann::json& s, metrics::RunInfo& info) {
   };
   if (auto* c = get(s, "config"); c && c->is_object()) info.config = *c;
   if (auto* h = get(s, "host"); h && h->is_object()) info.host = *h;
+  // Telemetry never depends on the requests: the run's own block is kept as it was.
+  if (auto* t = get(s, "telemetry"); t && t->is_object()) info.telemetry = *t;
   if (auto* run = get(s, "run")) {
     if (auto* v = get(*run, "started_at"); v && v->is_string())
       info.started_at = v->get<std::string>();
@@ -99,6 +102,9 @@ int run_summarize(const SummarizeFlags& f) {
       if (r.t_end_ns != metrics::kNoTime) last_end_ns = std::max(last_end_ns, r.t_end_ns);
     info.duration_s = static_cast<double>(last_end_ns) / 1e9;
   }
+  if (info.telemetry.is_null())
+    if (auto t = telemetry::telemetry_from_jsonl((fs::path(f.dir) / "telemetry.jsonl").string()))
+      info.telemetry = std::move(*t);
   if (!info.config.is_object()) info.config = nlohmann::json::object();
   info.config["summarized_from"] = "requests.jsonl";
   if (!f.goodput.empty()) info.slo = metrics::parse_goodput_flags(f.goodput);

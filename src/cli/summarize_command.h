@@ -13,6 +13,10 @@
 //     DIR/summary.json when one is there; otherwise defaults: closed loop of
 //     unknown concurrency (0), no SLO, 1000 ms buckets, duration = the last
 //     request's end, and the run is marked interrupted (it never wrote a summary).
+//   - The summary's `telemetry` block (it does not depend on the requests) is the old
+//     summary.json's, unchanged; without one, it is rebuilt from DIR/telemetry.jsonl when
+//     that file is there (series statistics only: telemetry/telemetry_log_read.h);
+//     otherwise the summary has none.
 //   - --goodput and --bucket-interval override those values.
 //   - The files are replaced atomically (report/run_outputs.h).
 #include <functional>

@@ -12,9 +12,11 @@
 #include <unistd.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -173,6 +175,59 @@ TEST(Summarize, WithTheOldSummaryRebuildsTheSameNumbers) {
   const CmdResult strict = run("summarize -q --goodput e2e:0.001 " + dir.string());
   ASSERT_EQ(strict.code, 0) << strict.out;
   EXPECT_EQ(read_json(dir / "summary.json")["goodput"]["good"], 0);
+  fs::remove_all(dir);
+}
+
+// The summary's `telemetry` block does not depend on the requests: summarize keeps the run's
+// own, and rebuilds the series statistics from telemetry.jsonl when summary.json is gone.
+TEST(Summarize, KeepsTheTelemetryBlock) {
+  const auto dir = temp_dir("telemetry");
+  const CmdResult prof =
+      run("prof --sim instant -n 20 --concurrency 2 --output-length 5 --telemetry-interval 100 "
+          "--no-progress -q -o " +
+          dir.string());
+  ASSERT_EQ(prof.code, 0) << prof.out;
+  const json before = read_json(dir / "summary.json");
+  ASSERT_TRUE(before["telemetry"].is_object()) << before.dump();
+  ASSERT_FALSE(before["telemetry"]["series"].empty());
+  ASSERT_TRUE(fs::exists(dir / "telemetry.jsonl"));
+
+  CmdResult r = run("summarize -q " + dir.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(read_json(dir / "summary.json")["telemetry"], before["telemetry"]);
+
+  // Without summary.json: the statistics of every series, from telemetry.jsonl.
+  fs::remove(dir / "summary.json");
+  r = run("summarize -q " + dir.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const json rebuilt = read_json(dir / "summary.json")["telemetry"];
+  ASSERT_TRUE(rebuilt.is_object()) << r.out;
+  EXPECT_EQ(rebuilt["rebuilt_from"], "telemetry.jsonl");
+  std::map<std::string, json> by_key;
+  for (const auto& series : rebuilt["series"]) by_key[series["key"].get<std::string>()] = series;
+  ASSERT_EQ(by_key.size(), before["telemetry"]["series"].size());
+  for (const auto& series : before["telemetry"]["series"]) {
+    const std::string key = series["key"].get<std::string>();
+    ASSERT_TRUE(by_key.count(key)) << key;
+    for (const char* field : {"source", "name", "labels", "count"})
+      EXPECT_EQ(by_key[key][field], series[field]) << key << " " << field;
+    for (const char* field : {"mean", "p50", "max"}) {
+      if (series[field].is_null()) {
+        EXPECT_TRUE(by_key[key][field].is_null()) << key << " " << field;
+      } else {
+        EXPECT_NEAR(by_key[key][field].get<double>(), series[field].get<double>(),
+                    1e-9 * (1 + std::abs(series[field].get<double>())))
+            << key << " " << field;
+      }
+    }
+  }
+
+  // Neither file: no block.
+  fs::remove(dir / "summary.json");
+  fs::remove(dir / "telemetry.jsonl");
+  r = run("summarize -q " + dir.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_FALSE(read_json(dir / "summary.json").contains("telemetry"));
   fs::remove_all(dir);
 }
 
