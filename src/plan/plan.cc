@@ -142,16 +142,9 @@ std::vector<T> level_list(const YamlContext& ctx, const YAML::Node& stage, const
   return out;
 }
 
-Stage parse_stage(const YamlContext& ctx, const YAML::Node& n, size_t index) {
-  std::string f = fmt::format("stages[{}]", index);
-  if (!n.IsMap()) yaml_fail(ctx, n, f, "expected a mapping with name, kind, ...");
-  check_keys(
-      ctx, n, f,
-      {"name", "kind", "concurrency", "request_rate", "max_concurrency", "num_requests",
-       "requests_per_level", "duration", "warmup", "goodput", "input_length", "output_length",
-       "until_saturation", "saturation", "rate_search", "from", "to", "steps", "step_duration"});
-  Stage s;
-  s.where = yaml_where(ctx, n);
+// stages[i].kind and .name (the name defaults to the kind; it names folders).
+void parse_kind_and_name(const YamlContext& ctx, const YAML::Node& n, const std::string& f,
+                         Stage& s) {
   const std::string kind = get_string(ctx, n, "kind", f + ".kind").value_or("");
   if (kind == "baseline")
     s.kind = StageKind::baseline;
@@ -170,7 +163,10 @@ Stage parse_stage(const YamlContext& ctx, const YAML::Node& n, size_t index) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'))
       yaml_fail(ctx, n["name"], f + ".name",
                 fmt::format("'{}': use letters, digits, '-' or '_' (it names folders)", s.name));
-  f = fmt::format("stages[{}] ({})", index, s.name);
+}
+
+// The stage's load levels: concurrency (closed loop) or request_rate (open loop), rising.
+void parse_levels(const YamlContext& ctx, const YAML::Node& n, const std::string& f, Stage& s) {
   s.concurrency = level_list<int64_t>(ctx, n, "concurrency", f + ".concurrency",
                                       [](const std::string& v) -> std::optional<int64_t> {
                                         try {
@@ -191,48 +187,48 @@ Stage parse_stage(const YamlContext& ctx, const YAML::Node& n, size_t index) {
   if (!s.concurrency.empty() && !s.request_rate.empty())
     yaml_fail(ctx, n["request_rate"], f + ".request_rate",
               "concurrency (closed loop) and request_rate (open loop) exclude each other");
-  s.max_concurrency = get_int(ctx, n, "max_concurrency", f + ".max_concurrency", 0).value_or(0);
-  s.num_requests = get_int(ctx, n, "num_requests", f + ".num_requests", 1).value_or(0);
-  s.requests_per_level =
-      get_int(ctx, n, "requests_per_level", f + ".requests_per_level", 1).value_or(0);
-  s.duration_s = get_duration_s(ctx, n, "duration", f + ".duration").value_or(0);
-  if (auto w = get_int(ctx, n, "warmup", f + ".warmup", 0)) s.warmup = *w;
-  s.goodput = goodput_list(ctx, n, f + ".goodput");
-  if (auto v = get_int(ctx, n, "input_length", f + ".input_length", 1)) s.input_length = *v;
-  if (auto v = get_int(ctx, n, "output_length", f + ".output_length", 1)) s.output_length = *v;
-  s.until_saturation =
-      get_bool(ctx, n, "until_saturation", f + ".until_saturation").value_or(false);
-  if (const YAML::Node sat = n["saturation"]) {
-    const std::string fs_ = f + ".saturation";
-    check_keys(ctx, sat, fs_,
-               {"min_gain", "latency_climb", "max_error_rate", "factor", "max_concurrency"});
-    auto& o = s.saturation;
-    o.min_gain = get_number(ctx, sat, "min_gain", fs_ + ".min_gain", 0).value_or(o.min_gain);
-    o.latency_climb =
-        get_number(ctx, sat, "latency_climb", fs_ + ".latency_climb", 0).value_or(o.latency_climb);
-    o.max_error_rate = get_number(ctx, sat, "max_error_rate", fs_ + ".max_error_rate", 0)
-                           .value_or(o.max_error_rate);
-    o.factor = get_number(ctx, sat, "factor", fs_ + ".factor", 1.01).value_or(o.factor);
-    o.max_level = static_cast<double>(
-        get_int(ctx, sat, "max_concurrency", fs_ + ".max_concurrency", 1).value_or(512));
-    if (!s.until_saturation) s.until_saturation = true;
-  }
-  if (const YAML::Node rs = n["rate_search"]) {
-    const std::string fr = f + ".rate_search";
-    check_keys(ctx, rs, fr, {"low", "high", "steps"});
-    RateSearchOptions o;
-    o.low = get_number(ctx, rs, "low", fr + ".low", 1e-6).value_or(0);
-    o.high = get_number(ctx, rs, "high", fr + ".high", 1e-6).value_or(0);
-    const int64_t steps = get_int(ctx, rs, "steps", fr + ".steps", 1).value_or(4);
-    if (steps > kMaxSteps)
-      yaml_fail(ctx, rs["steps"], fr + ".steps", fmt::format("at most {} steps", kMaxSteps));
-    o.steps = static_cast<int>(steps);
-    if (o.low <= 0) yaml_fail(ctx, rs, fr + ".low", "missing: the lowest rate (requests/s) to try");
-    if (o.high <= o.low)
-      yaml_fail(ctx, rs["high"] ? rs["high"] : rs, fr + ".high", "missing or not above low");
-    s.rate_search = o;
-  }
-  // Ramp: from/to/steps expand into rising concurrencies, each held for step_duration.
+}
+
+// stages[i].saturation: the knee search's options (saturation.h); giving them turns
+// until_saturation on.
+void parse_saturation(const YamlContext& ctx, const YAML::Node& sat, const std::string& f,
+                      Stage& s) {
+  const std::string fs_ = f + ".saturation";
+  check_keys(ctx, sat, fs_,
+             {"min_gain", "latency_climb", "max_error_rate", "factor", "max_concurrency"});
+  auto& o = s.saturation;
+  o.min_gain = get_number(ctx, sat, "min_gain", fs_ + ".min_gain", 0).value_or(o.min_gain);
+  o.latency_climb =
+      get_number(ctx, sat, "latency_climb", fs_ + ".latency_climb", 0).value_or(o.latency_climb);
+  o.max_error_rate =
+      get_number(ctx, sat, "max_error_rate", fs_ + ".max_error_rate", 0).value_or(o.max_error_rate);
+  o.factor = get_number(ctx, sat, "factor", fs_ + ".factor", 1.01).value_or(o.factor);
+  o.max_level = static_cast<double>(
+      get_int(ctx, sat, "max_concurrency", fs_ + ".max_concurrency", 1).value_or(512));
+  if (!s.until_saturation) s.until_saturation = true;
+}
+
+// stages[i].rate_search: {low, high, steps}, low > 0 and high above low.
+RateSearchOptions parse_rate_search(const YamlContext& ctx, const YAML::Node& rs,
+                                    const std::string& f) {
+  const std::string fr = f + ".rate_search";
+  check_keys(ctx, rs, fr, {"low", "high", "steps"});
+  RateSearchOptions o;
+  o.low = get_number(ctx, rs, "low", fr + ".low", 1e-6).value_or(0);
+  o.high = get_number(ctx, rs, "high", fr + ".high", 1e-6).value_or(0);
+  const int64_t steps = get_int(ctx, rs, "steps", fr + ".steps", 1).value_or(4);
+  if (steps > kMaxSteps)
+    yaml_fail(ctx, rs["steps"], fr + ".steps", fmt::format("at most {} steps", kMaxSteps));
+  o.steps = static_cast<int>(steps);
+  if (o.low <= 0) yaml_fail(ctx, rs, fr + ".low", "missing: the lowest rate (requests/s) to try");
+  if (o.high <= o.low)
+    yaml_fail(ctx, rs["high"] ? rs["high"] : rs, fr + ".high", "missing or not above low");
+  return o;
+}
+
+// Ramp: from/to/steps expand into rising concurrencies, each held for step_duration.
+// The keys are errors on any other kind.
+void parse_ramp(const YamlContext& ctx, const YAML::Node& n, const std::string& f, Stage& s) {
   const bool ramp_keys = n["from"] || n["to"] || n["steps"] || n["step_duration"];
   if (ramp_keys && s.kind != StageKind::ramp)
     yaml_fail(ctx,
@@ -241,28 +237,31 @@ Stage parse_stage(const YamlContext& ctx, const YAML::Node& n, size_t index) {
               : n["steps"] ? n["steps"]
                            : n["step_duration"],
               f, "from/to/steps/step_duration belong to kind: ramp");
-  if (s.kind == StageKind::ramp) {
-    if (auto d = get_duration_s(ctx, n, "step_duration", f + ".step_duration")) s.duration_s = *d;
-    if (s.concurrency.empty() && s.request_rate.empty()) {
-      const auto from = get_int(ctx, n, "from", f + ".from", 1);
-      const auto to = get_int(ctx, n, "to", f + ".to", 1);
-      if (!from) yaml_fail(ctx, n, f + ".from", "missing: the first concurrency of the ramp");
-      if (!to || *to <= *from)
-        yaml_fail(ctx, n["to"] ? n["to"] : n, f + ".to", "missing or not above from");
-      const int64_t steps = get_int(ctx, n, "steps", f + ".steps", 2).value_or(5);
-      if (steps > kMaxSteps)
-        yaml_fail(ctx, n["steps"], f + ".steps", fmt::format("at most {} steps", kMaxSteps));
-      // from + (to - from) * i / (steps - 1), without overflowing (to - from) * i.
-      const int64_t span = *to - *from, q = span / (steps - 1), r = span % (steps - 1);
-      for (int64_t i = 0; i < steps; ++i) {
-        const int64_t c = *from + q * i + r * i / (steps - 1);
-        if (s.concurrency.empty() || c > s.concurrency.back()) s.concurrency.push_back(c);
-      }
+  if (s.kind != StageKind::ramp) return;
+  if (auto d = get_duration_s(ctx, n, "step_duration", f + ".step_duration")) s.duration_s = *d;
+  if (s.concurrency.empty() && s.request_rate.empty()) {
+    const auto from = get_int(ctx, n, "from", f + ".from", 1);
+    const auto to = get_int(ctx, n, "to", f + ".to", 1);
+    if (!from) yaml_fail(ctx, n, f + ".from", "missing: the first concurrency of the ramp");
+    if (!to || *to <= *from)
+      yaml_fail(ctx, n["to"] ? n["to"] : n, f + ".to", "missing or not above from");
+    const int64_t steps = get_int(ctx, n, "steps", f + ".steps", 2).value_or(5);
+    if (steps > kMaxSteps)
+      yaml_fail(ctx, n["steps"], f + ".steps", fmt::format("at most {} steps", kMaxSteps));
+    // from + (to - from) * i / (steps - 1), without overflowing (to - from) * i.
+    const int64_t span = *to - *from, q = span / (steps - 1), r = span % (steps - 1);
+    for (int64_t i = 0; i < steps; ++i) {
+      const int64_t c = *from + q * i + r * i / (steps - 1);
+      if (s.concurrency.empty() || c > s.concurrency.back()) s.concurrency.push_back(c);
     }
-    if (s.duration_s <= 0 && s.num_requests == 0 && s.requests_per_level == 0)
-      yaml_fail(ctx, n, f + ".step_duration", "missing: how long each ramp step lasts (e.g. 30s)");
   }
-  // Kind-specific checks.
+  if (s.duration_s <= 0 && s.num_requests == 0 && s.requests_per_level == 0)
+    yaml_fail(ctx, n, f + ".step_duration", "missing: how long each ramp step lasts (e.g. 30s)");
+}
+
+// Kind-specific checks and defaults: a baseline has one level (concurrency 1 and 10
+// requests by default), a soak one level and a duration, and only a sweep searches.
+void check_kind_rules(const YamlContext& ctx, const YAML::Node& n, const std::string& f, Stage& s) {
   if (s.kind == StageKind::baseline) {
     if (s.concurrency.empty() && s.request_rate.empty()) s.concurrency = {1};
     if (s.concurrency.size() + s.request_rate.size() > 1)
@@ -298,6 +297,37 @@ Stage parse_stage(const YamlContext& ctx, const YAML::Node& n, size_t index) {
                                     : n["saturation"],
               f, "saturation searches belong to kind: sweep");
   }
+}
+
+// stages[index]: checked in the order the keys are documented; the first error wins.
+Stage parse_stage(const YamlContext& ctx, const YAML::Node& n, size_t index) {
+  std::string f = fmt::format("stages[{}]", index);
+  if (!n.IsMap()) yaml_fail(ctx, n, f, "expected a mapping with name, kind, ...");
+  check_keys(
+      ctx, n, f,
+      {"name", "kind", "concurrency", "request_rate", "max_concurrency", "num_requests",
+       "requests_per_level", "duration", "warmup", "goodput", "input_length", "output_length",
+       "until_saturation", "saturation", "rate_search", "from", "to", "steps", "step_duration"});
+  Stage s;
+  s.where = yaml_where(ctx, n);
+  parse_kind_and_name(ctx, n, f, s);
+  f = fmt::format("stages[{}] ({})", index, s.name);
+  parse_levels(ctx, n, f, s);
+  s.max_concurrency = get_int(ctx, n, "max_concurrency", f + ".max_concurrency", 0).value_or(0);
+  s.num_requests = get_int(ctx, n, "num_requests", f + ".num_requests", 1).value_or(0);
+  s.requests_per_level =
+      get_int(ctx, n, "requests_per_level", f + ".requests_per_level", 1).value_or(0);
+  s.duration_s = get_duration_s(ctx, n, "duration", f + ".duration").value_or(0);
+  if (auto w = get_int(ctx, n, "warmup", f + ".warmup", 0)) s.warmup = *w;
+  s.goodput = goodput_list(ctx, n, f + ".goodput");
+  if (auto v = get_int(ctx, n, "input_length", f + ".input_length", 1)) s.input_length = *v;
+  if (auto v = get_int(ctx, n, "output_length", f + ".output_length", 1)) s.output_length = *v;
+  s.until_saturation =
+      get_bool(ctx, n, "until_saturation", f + ".until_saturation").value_or(false);
+  if (const YAML::Node sat = n["saturation"]) parse_saturation(ctx, sat, f, s);
+  if (const YAML::Node rs = n["rate_search"]) s.rate_search = parse_rate_search(ctx, rs, f);
+  parse_ramp(ctx, n, f, s);
+  check_kind_rules(ctx, n, f, s);
   if (s.num_requests == 0 && s.requests_per_level == 0 && s.duration_s <= 0)
     yaml_fail(ctx, n, f + ".num_requests",
               "missing: bound each run with num_requests: N, requests_per_level: K or duration: D");
