@@ -120,6 +120,20 @@ int64_t parse_count(std::string_view text, std::string_view field) {
   return static_cast<int64_t>(value);
 }
 
+uint64_t parse_uint64(std::string_view text, std::string_view field) {
+  constexpr std::string_view accepted = "a whole number from 0 to 18446744073709551615";
+  if (text.empty()) fail(field, "number", text, "empty value", accepted);
+  if (text.front() == '-') fail(field, "number", text, "must not be negative", accepted);
+  for (char c : text)
+    if (c < '0' || c > '9') fail(field, "number", text, "not a whole number", accepted);
+  uint64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc::result_out_of_range) fail(field, "number", text, "too large", accepted);
+  if (ec != std::errc() || ptr != text.data() + text.size())
+    fail(field, "number", text, "not a whole number", accepted);
+  return value;
+}
+
 double parse_rate_per_s(std::string_view text, std::string_view field) {
   constexpr std::string_view accepted =
       "a positive number of requests per second, optionally followed by \"/s\", e.g. \"10\", "

@@ -24,6 +24,11 @@ double parse_duration_ms(std::string_view text, std::string_view field = {});
 // A result that is not a whole number ("1.0005k") is an error.
 int64_t parse_count(std::string_view text, std::string_view field = {});
 
+// Exact unsigned 64-bit whole number, decimal digits only: "0" .. "18446744073709551615".
+// Every digit is kept (no trip through a double, unlike parse_count), so seeds above 2^53
+// survive; no multipliers, signs or exponents.
+uint64_t parse_uint64(std::string_view text, std::string_view field = {});
+
 // Rate in events per second: a positive number, optionally followed by "/s":
 // "10" -> 10, "2.5" -> 2.5, "4/s" -> 4.
 double parse_rate_per_s(std::string_view text, std::string_view field = {});

@@ -76,14 +76,13 @@ RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
   if (workers > kMaxWorkers)
     yaml_fail(ctx, n["workers"], "defaults.workers", fmt::format("at most {}", kMaxWorkers));
   d.workers = static_cast<int>(workers);
-  d.seed = static_cast<uint64_t>(get_int(ctx, n, "seed", "defaults.seed", 0).value_or(0));
+  d.seed = get_uint64(ctx, n, "seed", "defaults.seed").value_or(0);
   d.timeout_s = get_duration_s(ctx, n, "timeout", "defaults.timeout").value_or(600);
   d.max_error_rate =
       get_number(ctx, n, "max_error_rate", "defaults.max_error_rate", 0).value_or(0.05);
   if (d.max_error_rate > 1)
     yaml_fail(ctx, n["max_error_rate"], "defaults.max_error_rate", "a fraction between 0 and 1");
-  if (auto seed = get_int(ctx, n, "sim_seed", "defaults.sim_seed", 0))
-    d.sim_seed = static_cast<uint64_t>(*seed);
+  d.sim_seed = get_uint64(ctx, n, "sim_seed", "defaults.sim_seed");
   d.save_outputs = get_bool(ctx, n, "save_outputs", "defaults.save_outputs").value_or(false);
   if (auto ds = get_string(ctx, n, "dataset", "defaults.dataset")) {
     fs::path path(*ds);

@@ -62,8 +62,7 @@ std::optional<YAML::Node> scalar_at(const YamlContext& ctx, const YAML::Node& ma
   const YAML::Node n = map[key];
   if (!n) return std::nullopt;
   if (n.IsNull()) yaml_fail(ctx, n, field, "has no value");
-  if (!n.IsScalar())
-    yaml_fail(ctx, n, field, "expected a single value, not a list or mapping");
+  if (!n.IsScalar()) yaml_fail(ctx, n, field, "expected a single value, not a list or mapping");
   return n;
 }
 
@@ -91,6 +90,19 @@ std::optional<int64_t> get_int(const YamlContext& ctx, const YAML::Node& map, co
   if (v < min_value)
     yaml_fail(ctx, n, field, fmt::format("{} is below the minimum {}", v, min_value));
   return v;
+}
+
+std::optional<uint64_t> get_uint64(const YamlContext& ctx, const YAML::Node& map, const char* key,
+                                   const std::string& field) {
+  const auto found = scalar_at(ctx, map, key, field);
+  if (!found) return std::nullopt;
+  const YAML::Node& n = *found;
+  try {
+    return parse_uint64(n.Scalar(), field);
+  } catch (const Error&) {
+    yaml_fail(ctx, n, field,
+              fmt::format("'{}' is not a whole number from 0 to 18446744073709551615", n.Scalar()));
+  }
 }
 
 std::optional<double> get_number(const YamlContext& ctx, const YAML::Node& map, const char* key,

@@ -38,6 +38,9 @@ std::optional<std::string> get_string(const YamlContext& ctx, const YAML::Node& 
                                       const char* key, const std::string& field);
 std::optional<int64_t> get_int(const YamlContext& ctx, const YAML::Node& map, const char* key,
                                const std::string& field, int64_t min_value);
+// 0..2^64-1, every digit kept (seeds; common/units.h parse_uint64): no multipliers.
+std::optional<uint64_t> get_uint64(const YamlContext& ctx, const YAML::Node& map, const char* key,
+                                   const std::string& field);
 std::optional<double> get_number(const YamlContext& ctx, const YAML::Node& map, const char* key,
                                  const std::string& field, double min_value);
 std::optional<bool> get_bool(const YamlContext& ctx, const YAML::Node& map, const char* key,

@@ -116,5 +116,26 @@ TEST(ParseRatePerS, BadInputs) {
             std::string::npos);
 }
 
+TEST(ParseUint64, KeepsEveryDigitAbove2To53) {
+  EXPECT_EQ(parse_uint64("0"), 0u);
+  EXPECT_EQ(parse_uint64("42"), 42u);
+  // 2^53 + 1 is the first integer a double cannot hold.
+  EXPECT_EQ(parse_uint64("9007199254740993"), 9007199254740993ull);
+  EXPECT_EQ(parse_uint64("18446744073709551615"), UINT64_MAX);
+}
+
+TEST(ParseUint64, BadInputs) {
+  for (const char* bad : {"", "abc", "-1", "+1", "1k", "1e3", "1.5", " 1", "1 ", "0x10",
+                          "18446744073709551616", "99999999999999999999999"}) {
+    SCOPED_TRACE(bad);
+    const std::string msg = usage_message([&] { parse_uint64(bad, "seed"); });
+    ASSERT_FALSE(msg.empty());
+    EXPECT_EQ(msg.rfind(std::string("seed: invalid number \"") + bad + "\"", 0), 0u) << msg;
+    EXPECT_NE(msg.find("18446744073709551615"), std::string::npos) << msg;
+  }
+  EXPECT_NE(usage_message([] { parse_uint64("18446744073709551616"); }).find("too large"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace sb

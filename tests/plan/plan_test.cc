@@ -107,6 +107,24 @@ TEST(Plan, EachBrokenFieldHasItsOwnMessage) {
   for (const auto& c : cases) EXPECT_THAT(error_of(c.yaml), HasSubstr(c.message)) << c.yaml;
 }
 
+// Seeds keep all 64 bits: no trip through a double (2^53 + 1 is the first integer a double
+// cannot hold), and no multiplier forms.
+TEST(Plan, SeedsKeepEveryDigit) {
+  const Plan p =
+      parse_plan(std::string(kHead) +
+                     "defaults: {seed: 18446744073709551615, sim_seed: 9007199254740993}\n"
+                     "stages: [{kind: baseline}]\n",
+                 "plan.yaml");
+  EXPECT_EQ(p.defaults.seed, 18446744073709551615ull);
+  ASSERT_TRUE(p.defaults.sim_seed.has_value());
+  EXPECT_EQ(*p.defaults.sim_seed, 9007199254740993ull);
+  for (const char* bad : {"-1", "18446744073709551616", "2k", "1.5"})
+    EXPECT_THAT(error_of(std::string(kHead) + "defaults: {seed: " + bad +
+                         "}\nstages: [{kind: baseline}]\n"),
+                HasSubstr("defaults.seed: '" + std::string(bad) + "' is not a whole number"))
+        << bad;
+}
+
 TEST(Plan, ShippedReferenceStudyIsValid) {
   const Plan p = load_plan_file(SERVEBENCH_SOURCE_DIR "/examples/reference-study.yaml");
   ASSERT_EQ(p.providers.size(), 3u);

@@ -1,0 +1,41 @@
+#pragma once
+// The parameters of `servebench sim` (docs/simulator.md): each is a flag (`--max-batch-size
+// 64`) and a key of the --config YAML file (`max_batch_size: 64` or `max-batch-size: 64`).
+//
+// Precedence, lowest first: the preset's values < the --config file < flags given on the
+// command line. The preset itself is --preset when given, else the file's `preset:` key,
+// else tgi.
+//
+// Values are checked where they are read: a number outside its field's range is a usage
+// error naming the range (--port 70000: "out of range 0..65535"), never wrapped; integer
+// fields keep every digit (a --seed above 2^53 reaches SimConfig::seed exactly).
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/config.h"
+
+namespace sb::cli {
+
+struct SimParam {
+  const char* name;  // flag name without "--"; the YAML key ('-' or '_')
+  const char* help;
+};
+// Every overridable parameter, in --help order.
+const std::vector<SimParam>& sim_params();
+
+// What the command line gave.
+struct SimFlags {
+  std::optional<std::string> preset;          // --preset, when given
+  std::string config_file;                    // --config; empty: none
+  std::map<std::string, std::string> values;  // flag name (sim_params()) -> value, given only
+  // Network threads when neither the file nor a flag sets `threads`; 0: the preset's.
+  int default_threads = 0;
+};
+
+// The effective config, by the precedence above. Does not call sim::validate. Throws
+// sb::Error (usage) naming the flag or the file and key of a bad value.
+sim::SimConfig resolve_sim_config(const SimFlags& flags);
+
+}  // namespace sb::cli
