@@ -147,12 +147,196 @@ Token token_at(uint64_t text_seed, int64_t index) {
   return t;
 }
 
+namespace {
+
+// One generation request body being parsed: the request so far, and what the shared
+// tail of parse_generate needs. Each step returns the first error, in the order the
+// real servers check.
+struct BodyParse {
+  ApiKind api;
+  const SimConfig& cfg;
+  GenRequest r;
+  std::string prompt_hash_src;     // the prompt's text (or token ids): seeds the output words
+  std::optional<int64_t> max_new;  // the body's token limit, then the API's default
+};
+
+// TGI "parameters": max_new_tokens (a positive u32), details, seed, ignore_eos.
+std::optional<HttpError> tgi_parameters(BodyParse& b, const json& p) {
+  const ApiKind api = b.api;
+  if (auto m = p.find("max_new_tokens"); m != p.end() && !m->is_null()) {
+    if (!m->is_number_integer() || m->get<int64_t>() < 0)
+      return fail(api, 422,
+                  "Failed to deserialize the JSON body into the target type: "
+                  "parameters.max_new_tokens: invalid type: expected u32");
+    b.max_new = m->get<int64_t>();
+    if (*b.max_new == 0)
+      return fail(api, 422, "Input validation error: `max_new_tokens` must be strictly positive");
+  }
+  if (auto d = p.find("details"); d != p.end() && !d->is_null()) {
+    if (!d->is_boolean())
+      return fail(api, 422,
+                  "Failed to deserialize the JSON body into the target type: parameters.details: "
+                  "invalid type: expected a boolean");
+    b.r.details = d->get<bool>();
+  }
+  if (auto s = p.find("seed"); s != p.end() && s->is_number_integer())
+    b.r.seed = s->get<uint64_t>();
+  if (auto e = p.find("ignore_eos"); e != p.end() && e->is_boolean())
+    b.r.ignore_eos = e->get<bool>();
+  return std::nullopt;
+}
+
+// TGI /generate and /generate_stream: {"inputs": text, "parameters": {...}}, then the
+// token limits (max_new_tokens defaults to what max_total_tokens leaves).
+std::optional<HttpError> parse_tgi(BodyParse& b, const json& j) {
+  const ApiKind api = b.api;
+  const SimConfig& cfg = b.cfg;
+  GenRequest& r = b.r;
+  r.stream = api == ApiKind::tgi_stream;
+  auto in = j.find("inputs");
+  if (in == j.end())
+    return fail(api, 422,
+                "Failed to deserialize the JSON body into the target type: missing field `inputs`");
+  if (!in->is_string())
+    return fail(api, 422,
+                "Failed to deserialize the JSON body into the target type: inputs: invalid type: "
+                "expected a string");
+  std::string inputs = in->get<std::string>();
+  if (inputs.empty()) return fail(api, 422, "Input validation error: `inputs` cannot be empty");
+  r.prompt_tokens = count_text_tokens(inputs, cfg.chars_per_token);
+  b.prompt_hash_src = std::move(inputs);
+  auto pit = j.find("parameters");
+  if (pit != j.end() && !pit->is_null()) {
+    if (!pit->is_object())
+      return fail(api, 422,
+                  "Failed to deserialize the JSON body into the target type: parameters: invalid "
+                  "type: expected struct GenerateParameters");
+    if (auto err = tgi_parameters(b, *pit)) return err;
+  }
+  if (r.prompt_tokens > cfg.max_input_tokens)
+    return fail(api, 422,
+                fmt::format("Input validation error: `inputs` must have less than {} tokens. "
+                            "Given: {}",
+                            cfg.max_input_tokens, r.prompt_tokens));
+  if (!b.max_new) b.max_new = std::max<int64_t>(1, cfg.max_total_tokens - r.prompt_tokens);
+  if (r.prompt_tokens + *b.max_new > cfg.max_total_tokens)
+    return fail(api, 422,
+                fmt::format("Input validation error: `inputs` tokens + `max_new_tokens` must be "
+                            "<= {}. Given: {} `inputs` tokens and {} `max_new_tokens`",
+                            cfg.max_total_tokens, r.prompt_tokens, *b.max_new));
+  return std::nullopt;
+}
+
+// Chat "messages": a non-empty list of {role, content}; the prompt counts each
+// message's text plus chat_tokens_per_message.
+std::optional<HttpError> chat_prompt(BodyParse& b, const json& j) {
+  const ApiKind api = b.api;
+  auto ms = j.find("messages");
+  if (ms == j.end()) return fail(api, 400, "Field required: messages");
+  if (!ms->is_array() || ms->empty())
+    return fail(api, 400, "messages: Input should be a non-empty list of messages");
+  for (const auto& m : *ms) {
+    if (!m.is_object() || !m.contains("role") || !m["role"].is_string())
+      return fail(api, 400, "messages: each message must be an object with a string role");
+    auto c = m.find("content");
+    std::optional<std::string> text = c == m.end() ? std::string() : content_text(*c);
+    if (!text) return fail(api, 400, "messages.content: Input should be a valid string");
+    b.r.prompt_tokens +=
+        count_text_tokens(*text, b.cfg.chars_per_token) + b.cfg.chat_tokens_per_message;
+    b.prompt_hash_src += *text;
+    b.prompt_hash_src += '\n';
+  }
+  return std::nullopt;
+}
+
+// Completions "prompt": a string, a list of token ids or a list with one string; not empty.
+std::optional<HttpError> completion_prompt(BodyParse& b, const json& j) {
+  const ApiKind api = b.api;
+  GenRequest& r = b.r;
+  auto p = j.find("prompt");
+  if (p == j.end()) return fail(api, 400, "Field required: prompt");
+  if (p->is_string()) {
+    b.prompt_hash_src = p->get<std::string>();
+    r.prompt_tokens = count_text_tokens(b.prompt_hash_src, b.cfg.chars_per_token);
+  } else if (p->is_array() && !p->empty() && (*p)[0].is_number_integer()) {
+    for (const auto& t : *p) {
+      if (!t.is_number_integer()) return fail(api, 400, "prompt: Input should be a valid integer");
+      b.prompt_hash_src += std::to_string(t.get<int64_t>()) + ",";
+    }
+    r.prompt_tokens = static_cast<int64_t>(p->size());
+  } else if (p->is_array() && p->size() == 1 && (*p)[0].is_string()) {
+    b.prompt_hash_src = (*p)[0].get<std::string>();
+    r.prompt_tokens = count_text_tokens(b.prompt_hash_src, b.cfg.chars_per_token);
+  } else {
+    return fail(api, 400,
+                "prompt: Input should be a valid string, a list of token ids or a list with one "
+                "string");
+  }
+  if (r.prompt_tokens == 0) return fail(api, 400, "Prompt cannot be empty");
+  return std::nullopt;
+}
+
+// OpenAI options: max_tokens or max_completion_tokens (the first given, at least 1),
+// stream, stream_options (only with stream), ignore_eos, seed.
+std::optional<HttpError> openai_options(BodyParse& b, const json& j) {
+  const ApiKind api = b.api;
+  GenRequest& r = b.r;
+  for (const char* key : {"max_tokens", "max_completion_tokens"}) {
+    auto m = j.find(key);
+    if (m == j.end() || m->is_null()) continue;
+    if (!m->is_number_integer())
+      return fail(api, 400, fmt::format("{}: Input should be a valid integer", key));
+    if (m->get<int64_t>() < 1)
+      return fail(api, 400, fmt::format("{} must be at least 1, got {}.", key, m->get<int64_t>()));
+    b.max_new = m->get<int64_t>();
+    break;
+  }
+  if (auto s = j.find("stream"); s != j.end() && !s->is_null()) {
+    if (!s->is_boolean()) return fail(api, 400, "stream: Input should be a valid boolean");
+    r.stream = s->get<bool>();
+  }
+  if (auto so = j.find("stream_options"); so != j.end() && so->is_object()) {
+    if (auto u = so->find("include_usage"); u != so->end() && u->is_boolean())
+      r.include_usage = u->get<bool>();
+    if (!r.stream) return fail(api, 400, "Stream options can only be defined when `stream=True`.");
+  }
+  if (auto e = j.find("ignore_eos"); e != j.end() && e->is_boolean()) r.ignore_eos = e->get<bool>();
+  if (auto s = j.find("seed"); s != j.end() && s->is_number_integer()) r.seed = s->get<uint64_t>();
+  return std::nullopt;
+}
+
+// OpenAI /v1/completions and /v1/chat/completions: model, the prompt, the options, then
+// the context length (max_tokens defaults: chat what max_total_tokens leaves,
+// completions default_max_tokens_completions).
+std::optional<HttpError> parse_openai(BodyParse& b, const json& j) {
+  const ApiKind api = b.api;
+  const SimConfig& cfg = b.cfg;
+  GenRequest& r = b.r;
+  const bool chat = api == ApiKind::chat;
+  if (auto m = j.find("model"); m != j.end() && m->is_string()) r.model = m->get<std::string>();
+  if (auto err = chat ? chat_prompt(b, j) : completion_prompt(b, j)) return err;
+  if (auto err = openai_options(b, j)) return err;
+  if (!b.max_new)
+    b.max_new = chat ? std::max<int64_t>(1, cfg.max_total_tokens - r.prompt_tokens)
+                     : cfg.default_max_tokens_completions;
+  if (r.prompt_tokens > cfg.max_input_tokens || r.prompt_tokens + *b.max_new > cfg.max_total_tokens)
+    return fail(api, 400,
+                fmt::format("This model's maximum context length is {} tokens. However, you "
+                            "requested {} tokens ({} in the messages, {} in the completion). "
+                            "Please reduce the length of the messages or completion.",
+                            cfg.max_total_tokens, r.prompt_tokens + *b.max_new, r.prompt_tokens,
+                            *b.max_new));
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view body,
                                                    const SimConfig& cfg) {
   json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  GenRequest r;
-  r.api = api;
-  r.model = cfg.model_name;
+  BodyParse b{api, cfg, {}, {}, {}};
+  b.r.api = api;
+  b.r.model = cfg.model_name;
   bool tgi = is_tgi(api);
   if (j.is_discarded()) {
     if (tgi)
@@ -166,148 +350,13 @@ std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view
                   "expected struct GenerateRequest");
     return fail(api, 400, "Input should be a valid dictionary or object to extract fields from");
   }
-  std::string prompt_hash_src;
-  std::optional<int64_t> max_new;
-  if (tgi) {
-    r.stream = api == ApiKind::tgi_stream;
-    auto in = j.find("inputs");
-    if (in == j.end())
-      return fail(
-          api, 422,
-          "Failed to deserialize the JSON body into the target type: missing field `inputs`");
-    if (!in->is_string())
-      return fail(api, 422,
-                  "Failed to deserialize the JSON body into the target type: inputs: invalid type: "
-                  "expected a string");
-    std::string inputs = in->get<std::string>();
-    if (inputs.empty()) return fail(api, 422, "Input validation error: `inputs` cannot be empty");
-    r.prompt_tokens = count_text_tokens(inputs, cfg.chars_per_token);
-    prompt_hash_src = std::move(inputs);
-    auto pit = j.find("parameters");
-    if (pit != j.end() && !pit->is_null()) {
-      if (!pit->is_object())
-        return fail(api, 422,
-                    "Failed to deserialize the JSON body into the target type: parameters: invalid "
-                    "type: expected struct GenerateParameters");
-      const json& p = *pit;
-      if (auto m = p.find("max_new_tokens"); m != p.end() && !m->is_null()) {
-        if (!m->is_number_integer() || m->get<int64_t>() < 0)
-          return fail(api, 422,
-                      "Failed to deserialize the JSON body into the target type: "
-                      "parameters.max_new_tokens: invalid type: expected u32");
-        max_new = m->get<int64_t>();
-        if (*max_new == 0)
-          return fail(api, 422,
-                      "Input validation error: `max_new_tokens` must be strictly positive");
-      }
-      if (auto d = p.find("details"); d != p.end() && !d->is_null()) {
-        if (!d->is_boolean())
-          return fail(
-              api, 422,
-              "Failed to deserialize the JSON body into the target type: parameters.details: "
-              "invalid type: expected a boolean");
-        r.details = d->get<bool>();
-      }
-      if (auto s = p.find("seed"); s != p.end() && s->is_number_integer())
-        r.seed = s->get<uint64_t>();
-      if (auto e = p.find("ignore_eos"); e != p.end() && e->is_boolean())
-        r.ignore_eos = e->get<bool>();
-    }
-    if (r.prompt_tokens > cfg.max_input_tokens)
-      return fail(api, 422,
-                  fmt::format("Input validation error: `inputs` must have less than {} tokens. "
-                              "Given: {}",
-                              cfg.max_input_tokens, r.prompt_tokens));
-    if (!max_new) max_new = std::max<int64_t>(1, cfg.max_total_tokens - r.prompt_tokens);
-    if (r.prompt_tokens + *max_new > cfg.max_total_tokens)
-      return fail(api, 422,
-                  fmt::format("Input validation error: `inputs` tokens + `max_new_tokens` must be "
-                              "<= {}. Given: {} `inputs` tokens and {} `max_new_tokens`",
-                              cfg.max_total_tokens, r.prompt_tokens, *max_new));
-  } else {
-    bool chat = api == ApiKind::chat;
-    if (auto m = j.find("model"); m != j.end() && m->is_string()) r.model = m->get<std::string>();
-    if (chat) {
-      auto ms = j.find("messages");
-      if (ms == j.end()) return fail(api, 400, "Field required: messages");
-      if (!ms->is_array() || ms->empty())
-        return fail(api, 400, "messages: Input should be a non-empty list of messages");
-      for (const auto& m : *ms) {
-        if (!m.is_object() || !m.contains("role") || !m["role"].is_string())
-          return fail(api, 400, "messages: each message must be an object with a string role");
-        auto c = m.find("content");
-        std::optional<std::string> text = c == m.end() ? std::string() : content_text(*c);
-        if (!text) return fail(api, 400, "messages.content: Input should be a valid string");
-        r.prompt_tokens +=
-            count_text_tokens(*text, cfg.chars_per_token) + cfg.chat_tokens_per_message;
-        prompt_hash_src += *text;
-        prompt_hash_src += '\n';
-      }
-    } else {
-      auto p = j.find("prompt");
-      if (p == j.end()) return fail(api, 400, "Field required: prompt");
-      if (p->is_string()) {
-        prompt_hash_src = p->get<std::string>();
-        r.prompt_tokens = count_text_tokens(prompt_hash_src, cfg.chars_per_token);
-      } else if (p->is_array() && !p->empty() && (*p)[0].is_number_integer()) {
-        for (const auto& t : *p) {
-          if (!t.is_number_integer())
-            return fail(api, 400, "prompt: Input should be a valid integer");
-          prompt_hash_src += std::to_string(t.get<int64_t>()) + ",";
-        }
-        r.prompt_tokens = static_cast<int64_t>(p->size());
-      } else if (p->is_array() && p->size() == 1 && (*p)[0].is_string()) {
-        prompt_hash_src = (*p)[0].get<std::string>();
-        r.prompt_tokens = count_text_tokens(prompt_hash_src, cfg.chars_per_token);
-      } else {
-        return fail(
-            api, 400,
-            "prompt: Input should be a valid string, a list of token ids or a list with one "
-            "string");
-      }
-      if (r.prompt_tokens == 0) return fail(api, 400, "Prompt cannot be empty");
-    }
-    for (const char* key : {"max_tokens", "max_completion_tokens"}) {
-      auto m = j.find(key);
-      if (m == j.end() || m->is_null()) continue;
-      if (!m->is_number_integer())
-        return fail(api, 400, fmt::format("{}: Input should be a valid integer", key));
-      if (m->get<int64_t>() < 1)
-        return fail(api, 400,
-                    fmt::format("{} must be at least 1, got {}.", key, m->get<int64_t>()));
-      max_new = m->get<int64_t>();
-      break;
-    }
-    if (auto s = j.find("stream"); s != j.end() && !s->is_null()) {
-      if (!s->is_boolean()) return fail(api, 400, "stream: Input should be a valid boolean");
-      r.stream = s->get<bool>();
-    }
-    if (auto so = j.find("stream_options"); so != j.end() && so->is_object()) {
-      if (auto u = so->find("include_usage"); u != so->end() && u->is_boolean())
-        r.include_usage = u->get<bool>();
-      if (!r.stream)
-        return fail(api, 400, "Stream options can only be defined when `stream=True`.");
-    }
-    if (auto e = j.find("ignore_eos"); e != j.end() && e->is_boolean())
-      r.ignore_eos = e->get<bool>();
-    if (auto s = j.find("seed"); s != j.end() && s->is_number_integer())
-      r.seed = s->get<uint64_t>();
-    if (!max_new)
-      max_new = chat ? std::max<int64_t>(1, cfg.max_total_tokens - r.prompt_tokens)
-                     : cfg.default_max_tokens_completions;
-    if (r.prompt_tokens > cfg.max_input_tokens || r.prompt_tokens + *max_new > cfg.max_total_tokens)
-      return fail(
-          api, 400,
-          fmt::format("This model's maximum context length is {} tokens. However, you "
-                      "requested {} tokens ({} in the messages, {} in the completion). "
-                      "Please reduce the length of the messages or completion.",
-                      cfg.max_total_tokens, r.prompt_tokens + *max_new, r.prompt_tokens, *max_new));
-  }
-  r.max_new_tokens = *max_new;
-  r.text_seed = mix64(cfg.seed ^ hash_text(prompt_hash_src) ^ mix64(r.seed.value_or(0)));
+  if (auto err = tgi ? parse_tgi(b, j) : parse_openai(b, j)) return *std::move(err);
+  GenRequest& r = b.r;
+  r.max_new_tokens = *b.max_new;
+  r.text_seed = mix64(cfg.seed ^ hash_text(b.prompt_hash_src) ^ mix64(r.seed.value_or(0)));
   r.output_tokens = r.ignore_eos ? r.max_new_tokens
                                  : eos_length(r.text_seed, r.max_new_tokens, cfg.eos_probability);
-  return r;
+  return std::move(b.r);
 }
 
 Formatter::Formatter(const GenRequest& req, std::string id, int64_t created_unix_s)
