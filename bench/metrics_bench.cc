@@ -1,53 +1,14 @@
-// Costs of the metrics hot paths: recording into and merging the log-linear histogram,
-// histogram percentiles, and formatting one requests.jsonl line. Prints figures; asserts nothing.
+// Cost of the metrics hot path: formatting one requests.jsonl line. Prints figures; asserts
+// nothing.
 #include <benchmark/benchmark.h>
 
-#include <random>
 #include <string>
 #include <vector>
 
-#include "metrics/log_histogram.h"
 #include "metrics/request_record.h"
 #include "report/request_jsonl.h"
 
 namespace {
-
-using sb::metrics::LogHistogram;
-
-std::vector<int64_t> itl_like_ns(size_t n) {
-  std::mt19937_64 rng(1);
-  std::lognormal_distribution<double> d(std::log(20e6), 0.5);  // ~20 ms gaps
-  std::vector<int64_t> v(n);
-  for (auto& x : v) x = static_cast<int64_t>(d(rng));
-  return v;
-}
-
-void BM_HistogramRecord(benchmark::State& state) {
-  const auto values = itl_like_ns(1 << 16);
-  LogHistogram h;
-  size_t i = 0;
-  for (auto _ : state) {
-    h.record(values[i++ & (values.size() - 1)]);
-  }
-  benchmark::DoNotOptimize(h.count());
-  state.SetItemsProcessed(state.iterations());
-}
-BENCHMARK(BM_HistogramRecord);
-
-void BM_HistogramMerge(benchmark::State& state) {
-  LogHistogram a, b;
-  for (int64_t v : itl_like_ns(100'000)) b.record(v);
-  for (auto _ : state) a.merge(b);
-  benchmark::DoNotOptimize(a.count());
-}
-BENCHMARK(BM_HistogramMerge);
-
-void BM_HistogramPercentile(benchmark::State& state) {
-  LogHistogram h;
-  for (int64_t v : itl_like_ns(100'000)) h.record(v);
-  for (auto _ : state) benchmark::DoNotOptimize(h.percentile(99));
-}
-BENCHMARK(BM_HistogramPercentile);
 
 void BM_RequestJsonlLine(benchmark::State& state) {
   sb::metrics::RequestRecord r;

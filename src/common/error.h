@@ -8,11 +8,14 @@ namespace sb {
 
 enum class ExitCode : int {
   ok = 0,
-  failure = 1,        // unexpected internal failure
-  usage = 2,          // bad flag, value or config file: the message names the field and the fix
-  unreachable = 3,    // the target could not be reached before any success
-  error_rate = 4,     // error rate above --max-error-rate
-  interrupted = 130,  // stopped by a second SIGINT
+  failure = 1,      // unexpected internal failure
+  usage = 2,        // bad flag, value or config file: the message names the field and the fix
+  unreachable = 3,  // the target could not be reached before any success
+  error_rate = 4,   // error rate above --max-error-rate
+  // Stopped by SIGINT or SIGTERM (cli/signals.h): after the first signal the run stops
+  // issuing, finishes or cancels what is in flight, writes its results and exits 130; a
+  // second SIGINT exits 130 at once from the handler, with only requests.jsonl's flushed lines.
+  interrupted = 130,
 };
 
 class Error : public std::runtime_error {
@@ -26,6 +29,8 @@ class Error : public std::runtime_error {
 };
 
 // A bad flag/config value: exit code 2.
-inline Error usage_error(std::string message) { return Error(std::move(message), ExitCode::usage); }
+inline Error usage_error(std::string message) {
+  return Error(std::move(message), ExitCode::usage);
+}
 
 }  // namespace sb

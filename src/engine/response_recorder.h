@@ -3,10 +3,12 @@
 // the API adapter's decoding, and the timestamps of docs/metrics.md. Pure: the
 // caller passes the arrival time of each piece of body (ns since run start).
 //
-// Contract per request: begin(); then either on_error_status() (non-2xx) or
-// on_stream_body()/on_whole_body() for each body piece; then finish().
-// on_* return false when the response should not be read further (error
-// event, malformed stream): finish() then records what happened.
+// Contract per request: begin(); then, for a 2xx status, on_body() for each body piece (SSE
+// events when streaming, else one body kept whole), or for any other status
+// on_error_status() once and on_error_body() for each body piece; then finish().
+// on_body() returns false when the response should not be read further (error event,
+// malformed stream, an event too large): finish() then records what happened.
+// on_error_body() keeps the body's first 512 bytes as the message and returns true.
 #include <cstdint>
 #include <string>
 #include <string_view>

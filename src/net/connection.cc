@@ -101,7 +101,6 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
   Waiter waiter;                        // plain TCP: the socket's readiness
   TimePoint read_at;                    // when those bytes arrived
   std::unique_ptr<char[]> body_buffer{new char[kBodyBufferBytes]};
-  unsigned reuse = 0;
 
   // Lazy deadline: `deadline` may move at will; the timer wakes at its own
   // expiry, and only then compares with the current deadline.
@@ -165,7 +164,6 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
     parser.reset();
     read_begin = read_end = 0;
     drained = false;
-    reuse = 0;
     clear_deadline();
     if (timer_armed) {
       timer.cancel();  // a closed connection keeps no timer (nor its event loop) alive
@@ -234,9 +232,6 @@ Connection::~Connection() {
 
 bool Connection::is_open() const {
   return impl_->open();
-}
-unsigned Connection::reuse_count() const {
-  return impl_->reuse;
 }
 void Connection::close() {
   impl_->close();
@@ -357,7 +352,6 @@ awaitable<NetResult> Connection::read_body(TimePoint deadline, std::string_view&
       chunk = std::string_view(m.body_buffer.get(), got);
       arrived = m.read_at;
       if (waited) m.clear_deadline();
-      if (m.parser->is_done()) ++m.reuse;
       co_return NetResult{};
     }
     if (!waited) {

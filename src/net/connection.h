@@ -7,9 +7,9 @@
 // enforces deadlines lazily: moving a deadline later costs no timer operation.
 // Bytes are read from the socket by us (one read = one arrival timestamp: the
 // kernel's receive stamp over plain TCP, see rx_timestamp.h) and
-// parsed by Beast's HTTP/1.1 parser (status, headers, chunked or sized body). Requests are serialised
-// by the caller (raw bytes); the response is read header first, then the
-// decoded body (chunked or sized) piece by piece, as it arrives.
+// parsed by Beast's HTTP/1.1 parser (status, headers, chunked or sized body). Requests are
+// serialised by the caller (raw bytes); the response is read header first, then the decoded body
+// (chunked or sized) piece by piece, as it arrives.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -64,8 +64,6 @@ class Connection {
   Connection& operator=(const Connection&) = delete;
 
   bool is_open() const;
-  // Requests completed on this connection since it was opened.
-  unsigned reuse_count() const;
   awaitable<NetResult> connect(TimePoint deadline);
   awaitable<NetResult> write(std::string_view bytes, TimePoint deadline);
   // Reads the status line and headers of the next response.

@@ -34,7 +34,6 @@ class Server {
   // request a client has seen answered: the client may read a stream's last bytes
   // before the server's handler resumes to record it. False on timeout.
   bool wait_idle(std::chrono::milliseconds timeout) const;
-  void clear_trace();
   const SimConfig& config() const;
 
  private:
