@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../support/timing_slack.h"
+
 namespace sb::testing {
 
 // --- Timing tolerance -------------------------------------------------------------------------
@@ -35,15 +37,7 @@ namespace sb::testing {
 // load = max(1, 1-minute load average / cores) (capped at 8), x4 under sanitizers
 // (SERVEBENCH_SANITIZED=1): scheduling delays grow with the run queue.
 inline double tolerance_scale() {
-  double load = 1;
-  if (std::ifstream in("/proc/loadavg"); in) {
-    double l1 = 0;
-    in >> l1;
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    load = std::clamp(l1 / cores, 1.0, 8.0);
-  }
-  const char* s = std::getenv("SERVEBENCH_SANITIZED");
-  return load * (s && std::string(s) == "1" ? 4.0 : 1.0);
+  return testing::slack();  // tests/support/timing_slack.h
 }
 inline constexpr double kCausalMs = 1;
 inline constexpr double kSlackMs = 100;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "../support/timing_slack.h"
 #include "common/error.h"
 #include "metrics/run_summary.h"
 #include "sim_fixture.h"
@@ -188,8 +189,7 @@ TEST(EngineSim, ClientTimingAgreesWithServerTruth) {
   // CI runner gets 5 ms so that this checks correctness, not the machine's load.
   // Under ASan+UBSan (`make test`'s second pass sets SERVEBENCH_SANITIZED=1) the client
   // runs several times slower: there only a sanity bound; accuracy is the normal pass's job.
-  const char* sanitized = std::getenv("SERVEBENCH_SANITIZED");
-  const double bound_ms = sanitized && std::string(sanitized) == "1" ? 100.0 : 5.0;
+  const double bound_ms = testing::sanitized() ? 100.0 : 5.0;
   EXPECT_LT(first_p99, bound_ms);
   EXPECT_LT(itl_p99, bound_ms);
 }

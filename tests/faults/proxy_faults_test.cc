@@ -14,6 +14,7 @@
 #include <string>
 
 #include "../e2e/sim_fixture.h"
+#include "../support/timing_slack.h"
 #include "fault_proxy.h"
 
 namespace sb::testing {
@@ -23,11 +24,9 @@ using namespace std::chrono_literals;
 using Mode = ProxyOptions::Mode;
 using protocol::Api;
 
-// Slack for "no hang" bounds: sanitizer builds (SERVEBENCH_SANITIZED=1, set by
-// `make test` for its ASan+UBSan pass) run several times slower.
+// Slack for "no hang" bounds (tests/support/timing_slack.h).
 double slack_factor() {
-  const char* s = std::getenv("SERVEBENCH_SANITIZED");
-  return s && std::string(s) == "1" ? 4.0 : 1.0;
+  return testing::sanitizer_slack();
 }
 
 struct Outcome {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/timing_slack.h"
 #include "metrics/request_record.h"
 #include "report/request_jsonl.h"
 #include "sim/server.h"
@@ -53,7 +54,7 @@ inline Cmd mpirun(int np, const std::string& args, const std::string& extra_env 
 
 // Why an mpirun test cannot run here ("" when it can).
 inline std::string skip_reason() {
-  if (std::getenv("SERVEBENCH_SANITIZED"))
+  if (testing::sanitized())
     return "MPI runtime leaks are not ours; the MPI tests run in the plain build";
   if (run_shell(std::string(SERVEBENCH_MPIEXEC) + " --version").code != 0) return "no mpirun";
   return "";

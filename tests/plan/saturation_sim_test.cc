@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "../support/timing_slack.h"
 #include "plan/plan_runner.h"
 #include "sim/config.h"
 #include "sim/cost_model.h"
@@ -53,7 +54,7 @@ TEST(SaturationSim, FindsTheKneeOfTheTgiPresetWithinOneStep) {
   // sanitizers (SERVEBENCH_SANITIZED=1) that turnaround is many times longer, and at 0.1
   // throughput kept creeping up past the knee (c64 -> c128: +9.9%) until the KV cache
   // rejected requests at c256. Slower decode steps keep the turnaround small beside them.
-  t.base.sim.time_scale = std::getenv("SERVEBENCH_SANITIZED") ? 0.4 : 0.1;
+  t.base.sim.time_scale = testing::sanitized() ? 0.4 : 0.1;
   auto& e = t.base.engine;
   e.adapter.api = protocol::Api::tgi;
   e.workload.input_tokens = in;
