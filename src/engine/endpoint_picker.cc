@@ -1,5 +1,7 @@
 #include "engine/endpoint_picker.h"
 
+#include "common/splitmix64.h"
+
 namespace sb::engine {
 
 std::optional<LoadBalancer> load_balancer_from_string(std::string_view s) {
@@ -28,15 +30,6 @@ EndpointPicker::EndpointPicker(size_t endpoints, LoadBalancer policy, uint64_t s
       seed_(seed) {
   for (size_t i = 0; i < n_; ++i) in_flight_[i].store(0);
 }
-
-namespace {
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-}  // namespace
 
 size_t EndpointPicker::acquire() {
   size_t pick = 0;

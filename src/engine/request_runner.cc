@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "common/error_clip.h"
+
 namespace sb::engine {
 namespace {
 
@@ -15,13 +17,20 @@ ErrorClass timeout_class(TimePoint total_deadline, TimePoint phase_deadline, boo
 
 ErrorClass net_error_class(net::NetStatus s) {
   switch (s) {
-    case net::NetStatus::ok: return ErrorClass::ok;
-    case net::NetStatus::timeout: return ErrorClass::timeout_total;
-    case net::NetStatus::connect_failed: return ErrorClass::connect_error;
-    case net::NetStatus::reset: return ErrorClass::connection_reset;
-    case net::NetStatus::closed: return ErrorClass::incomplete_stream;
-    case net::NetStatus::too_large: return ErrorClass::response_too_large;
-    case net::NetStatus::bad_response: return ErrorClass::malformed;
+    case net::NetStatus::ok:
+      return ErrorClass::ok;
+    case net::NetStatus::timeout:
+      return ErrorClass::timeout_total;
+    case net::NetStatus::connect_failed:
+      return ErrorClass::connect_error;
+    case net::NetStatus::reset:
+      return ErrorClass::connection_reset;
+    case net::NetStatus::closed:
+      return ErrorClass::incomplete_stream;
+    case net::NetStatus::too_large:
+      return ErrorClass::response_too_large;
+    case net::NetStatus::bad_response:
+      return ErrorClass::malformed;
   }
   return ErrorClass::malformed;
 }
@@ -29,8 +38,7 @@ ErrorClass net_error_class(net::NetStatus s) {
 void set_error(metrics::RequestRecord& r, ErrorClass c, std::string message) {
   if (r.error_class != ErrorClass::ok) return;
   r.error_class = c;
-  if (message.size() > 512) message.resize(512);
-  r.error = std::move(message);
+  r.error = clip_error(message);
 }
 
 }  // namespace

@@ -2,13 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "common/error_clip.h"
+
 #include "workload/token_estimate.h"
 
 namespace sb::engine {
-
-namespace {
-constexpr size_t kErrorBodyBytes = 512;
-}
 
 ResponseRecorder::ResponseRecorder(protocol::Adapter& adapter, bool stream, size_t max_event_bytes,
                                    bool keep_text)
@@ -29,8 +27,7 @@ void ResponseRecorder::begin(metrics::RequestRecord& record) {
 void ResponseRecorder::fail(ErrorClass c, std::string message) {
   if (record_->error_class != ErrorClass::ok) return;  // the first cause wins
   record_->error_class = c;
-  if (message.size() > kErrorBodyBytes) message.resize(kErrorBodyBytes);
-  record_->error = std::move(message);
+  record_->error = clip_error(message);
 }
 
 void ResponseRecorder::apply(const protocol::Decoded& d, int64_t now_ns) {
@@ -68,8 +65,7 @@ bool ResponseRecorder::on_body(std::string_view bytes, int64_t now_ns) {
     body_.append(bytes);
     return true;
   }
-  if (first_bytes_.size() < kErrorBodyBytes)
-    first_bytes_.append(bytes.substr(0, kErrorBodyBytes - first_bytes_.size()));
+  append_clipped(first_bytes_, bytes);
   bool keep_going = true;
   const auto result = parser_.feed(bytes, [&](const sse::Event& e) {
     if (keep_going) keep_going = on_event(e.data, now_ns);
@@ -88,7 +84,7 @@ void ResponseRecorder::on_error_status(int status) {
 }
 
 bool ResponseRecorder::on_error_body(std::string_view bytes) {
-  if (body_.size() < kErrorBodyBytes) body_.append(bytes.substr(0, kErrorBodyBytes - body_.size()));
+  append_clipped(body_, bytes);
   return true;
 }
 

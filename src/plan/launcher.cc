@@ -1,10 +1,7 @@
 #include "plan/launcher.h"
 
 #include <fcntl.h>
-#include <netdb.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
-#include "net/url.h"
+#include "net/http_fetch.h"
 
 namespace sb::plan {
 namespace {
@@ -26,68 +23,13 @@ double seconds_since(SteadyClock::time_point t) {
   return std::chrono::duration<double>(SteadyClock::now() - t).count();
 }
 
-// Waits for fd to become ready for `events` until `deadline`.
-bool wait_fd(int fd, short events, SteadyClock::time_point deadline) {
-  const auto left =
-      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
-  if (left.count() <= 0) return false;
-  pollfd p{fd, events, 0};
-  return ::poll(&p, 1, static_cast<int>(left.count())) == 1;
-}
-
 }  // namespace
 
-int http_get_status(const std::string& url_text, double timeout_s) {
-  net::Url url;
-  try {
-    url = net::parse_url(url_text);
-  } catch (const Error&) {
-    return 0;
-  }
-  const auto deadline = SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(
-                                                 std::chrono::duration<double>(timeout_s));
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* res = nullptr;
-  if (getaddrinfo(url.host.c_str(), std::to_string(url.port).c_str(), &hints, &res) != 0) return 0;
-  int status = 0;
-  for (addrinfo* a = res; a && status == 0; a = a->ai_next) {
-    const int fd =
-        ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) continue;
-    bool ok = ::connect(fd, a->ai_addr, a->ai_addrlen) == 0 || errno == EINPROGRESS;
-    if (ok && wait_fd(fd, POLLOUT, deadline)) {
-      int err = 0;
-      socklen_t len = sizeof err;
-      getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
-      ok = err == 0;
-    } else {
-      ok = false;
-    }
-    if (ok) {
-      const std::string path = url.path_prefix.empty() ? "/" : url.path_prefix;
-      const std::string req = fmt::format(
-          "GET {} HTTP/1.0\r\nHost: {}\r\nConnection: close\r\n\r\n", path, url.host_header());
-      ok = ::send(fd, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size());
-    }
-    std::string head;
-    while (ok && head.find("\r\n") == std::string::npos && head.size() < 4096 &&
-           wait_fd(fd, POLLIN, deadline)) {
-      char buf[512];
-      const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-      if (n <= 0) break;
-      head.append(buf, static_cast<size_t>(n));
-    }
-    // "HTTP/1.x NNN ..."
-    if (head.rfind("HTTP/", 0) == 0) {
-      const auto sp = head.find(' ');
-      if (sp != std::string::npos && head.size() >= sp + 4)
-        status = std::atoi(head.c_str() + sp + 1);
-    }
-    ::close(fd);
-  }
-  freeaddrinfo(res);
-  return status;
+int http_get_status(const std::string& url, double timeout_s) {
+  net::HttpFetchOptions o;
+  o.timeout = std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(timeout_s));
+  o.accept = "*/*";
+  return net::http_fetch(url, o).status;
 }
 
 Launcher::Launcher(LaunchSpec spec, std::string log_path)

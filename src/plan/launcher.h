@@ -30,8 +30,8 @@ class Launcher {
   pid_t pid_ = -1;
 };
 
-// One HTTP/1.0 GET to an http:// URL with a short timeout: the status code, or 0 when no
-// answer (refused, timeout, not HTTP).
+// One GET (net/http_fetch.h) with a whole-request timeout: the response's status code, or 0
+// when no answer (a bad URL, refused, timeout, not HTTP).
 int http_get_status(const std::string& url, double timeout_s);
 
 }  // namespace sb::plan

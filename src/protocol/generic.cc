@@ -20,6 +20,7 @@
 #include <array>
 
 #include "common/error.h"
+#include "common/error_clip.h"
 #include "protocol/json_decoder.h"
 
 namespace sb::protocol {
@@ -185,7 +186,7 @@ class GenericAdapter final : public Adapter {
           error && json_type(error->type()) != json_type::null) {
         d.error = ErrorClass::server_error;
         if (json_type(error->type()) == json_type::string) {
-          d.error_message = clip_message(std::string_view(error->get_string()));
+          d.error_message = clip_error(std::string_view(error->get_string()));
         } else {
           std::optional<int64_t> code;
           std::string code_text, type;
@@ -196,7 +197,7 @@ class GenericAdapter final : public Adapter {
           if (auto v = lookup(doc, "/error/type")) type = std::string(opt_string(*v).value_or(""));
           d.error = error_class_from_code(code, code_text, type);
           if (auto v = lookup(doc, "/error/message"))
-            d.error_message = clip_message(opt_string(*v).value_or("(no message)"));
+            d.error_message = clip_error(opt_string(*v).value_or("(no message)"));
         }
       }
       if (auto v = lookup(doc, "/usage/completion_tokens")) d.completion_tokens = opt_int(*v);
@@ -248,7 +249,7 @@ std::unique_ptr<Adapter> make_generic_adapter(const AdapterConfig& config) {
   const std::string body = render(compile(config.generic_template), sample, config.model);
   if (!nlohmann::json::accept(body)) {
     throw usage_error("generic_template is not valid JSON once its placeholders are filled: " +
-                      clip_message(body));
+                      clip_error(body));
   }
   auto adapter = std::make_unique<GenericAdapter>(config);
   return adapter;

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "common/error_clip.h"
 
 namespace sb::protocol {
 
@@ -48,10 +49,6 @@ std::optional<int64_t> opt_int(simdjson::ondemand::value v) {
   return static_cast<int64_t>(x);
 }
 
-std::string clip_message(std::string_view message) {
-  return std::string(message.substr(0, 512));
-}
-
 namespace {
 bool contains(std::string_view haystack, std::string_view needle) {
   return haystack.find(needle) != std::string_view::npos;
@@ -76,7 +73,7 @@ ErrorClass error_class_from_code(std::optional<int64_t> code, std::string_view c
 void set_malformed(Decoded& d, const simdjson::simdjson_error& e) {
   d = Decoded{};
   d.error = ErrorClass::malformed;
-  d.error_message = clip_message(std::string("malformed JSON: ") + e.what());
+  d.error_message = clip_error(std::string("malformed JSON: ") + e.what());
 }
 
 std::string finish_body(nlohmann::json body, const nlohmann::json& extra_body) {

@@ -41,9 +41,6 @@ bool is_done_marker(std::string_view data);
 std::optional<std::string_view> opt_string(simdjson::ondemand::value v);
 std::optional<int64_t> opt_int(simdjson::ondemand::value v);  // integers, or floats truncated
 
-// The first 512 bytes of an error message (docs/architecture.md).
-std::string clip_message(std::string_view message);
-
 // Error class of an in-stream OpenAI-style error: by numeric HTTP-like code when
 // there is one (error_class_from_status), else by keywords in code/type
 // ("rate_limit", "overload", "invalid"/"validation"/"BadRequest", "timeout"),

@@ -14,6 +14,7 @@
 // delta.reasoning is reasoning text. A role-only first chunk, an empty content,
 // a finish_reason-only chunk and the usage chunk are not text events.
 #include "common/error.h"
+#include "common/error_clip.h"
 #include "protocol/openai_common.h"
 
 namespace sb::protocol {
@@ -31,7 +32,7 @@ class OpenAiChatAdapter final : public Adapter {
       nlohmann::json messages = nlohmann::json::parse(prompt.messages_json, nullptr, false);
       if (!messages.is_array()) {
         throw usage_error("prompt messages must be a JSON array of chat messages: " +
-                          clip_message(prompt.messages_json));
+                          clip_error(prompt.messages_json));
       }
       body["messages"] = std::move(messages);
     } else {

@@ -1,5 +1,7 @@
 #include "protocol/openai_common.h"
 
+#include "common/error_clip.h"
+
 namespace sb::protocol {
 namespace {
 
@@ -99,7 +101,7 @@ Decoded decode_openai(JsonDecoder& decoder, std::string_view json, ChoiceText wh
     const json_type root_type = doc.type();
     if (root_type != json_type::object) {
       d.error = ErrorClass::malformed;
-      d.error_message = clip_message("expected a JSON object, got: " + std::string(json));
+      d.error_message = clip_error("expected a JSON object, got: " + std::string(json));
       return d;
     }
     ErrorFields error;
@@ -131,7 +133,7 @@ Decoded decode_openai(JsonDecoder& decoder, std::string_view json, ChoiceText wh
     }
     if (error.present || object_is_error) {
       d.error = error_class_from_code(error.code, error.code_text, error.type);
-      d.error_message = clip_message(error.message.empty() ? "(no message)" : error.message);
+      d.error_message = clip_error(error.message.empty() ? "(no message)" : error.message);
     }
   } catch (const simdjson::simdjson_error& e) {
     set_malformed(d, e);

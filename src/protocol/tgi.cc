@@ -11,6 +11,7 @@
 // and moves t_last when it has text, but its text is not output text. The last
 // event has generated_text (string) and details. Errors arrive in-stream as
 // {"error": "..", "error_type": "overloaded"|"validation"|"generation"|"incomplete_generation"}.
+#include "common/error_clip.h"
 #include "protocol/json_decoder.h"
 
 namespace sb::protocol {
@@ -93,7 +94,7 @@ void decode_object(object obj, Decoded& d, bool whole_body) {
   }
   if (has_error) {
     d.error = tgi_error_class(error_type);
-    d.error_message = clip_message(error_message);
+    d.error_message = clip_error(error_message);
   }
 }
 
@@ -131,7 +132,7 @@ class TgiAdapter final : public Adapter {
         }
       } else {
         d.error = ErrorClass::malformed;
-        d.error_message = clip_message("unexpected TGI payload: " + std::string(json));
+        d.error_message = clip_error("unexpected TGI payload: " + std::string(json));
       }
     } catch (const simdjson::simdjson_error& e) {
       set_malformed(d, e);

@@ -7,17 +7,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/splitmix64.h"
+
 namespace sb::sim {
 namespace {
 
 using nlohmann::json;
-
-uint64_t mix64(uint64_t x) {  // splitmix64 finaliser
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 uint64_t hash_text(std::string_view s) {  // FNV-1a
   uint64_t h = 1469598103934665603ULL;
@@ -61,8 +56,9 @@ std::optional<std::string> content_text(const json& c) {
 int64_t eos_length(uint64_t text_seed, int64_t max_new, double p) {
   if (p <= 0) return max_new;
   for (int64_t i = 1; i < max_new; ++i) {
-    double u = static_cast<double>(mix64(text_seed ^ (0xe05ULL + static_cast<uint64_t>(i))) >> 11) *
-               0x1.0p-53;
+    double u =
+        static_cast<double>(splitmix64(text_seed ^ (0xe05ULL + static_cast<uint64_t>(i))) >> 11) *
+        0x1.0p-53;
     if (u < p) return i;
   }
   return max_new;
@@ -138,7 +134,7 @@ int64_t count_text_tokens(std::string_view text, int chars_per_token) {
 }
 
 Token token_at(uint64_t text_seed, int64_t index) {
-  uint64_t h = mix64(text_seed ^ mix64(static_cast<uint64_t>(index)));
+  uint64_t h = splitmix64(text_seed ^ splitmix64(static_cast<uint64_t>(index)));
   Token t;
   size_t w = h % kVocab.size();
   t.id = static_cast<uint32_t>(1000 + w);
@@ -353,7 +349,8 @@ std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view
   if (auto err = tgi ? parse_tgi(b, j) : parse_openai(b, j)) return *std::move(err);
   GenRequest& r = b.r;
   r.max_new_tokens = *b.max_new;
-  r.text_seed = mix64(cfg.seed ^ hash_text(b.prompt_hash_src) ^ mix64(r.seed.value_or(0)));
+  r.text_seed =
+      splitmix64(cfg.seed ^ hash_text(b.prompt_hash_src) ^ splitmix64(r.seed.value_or(0)));
   r.output_tokens = r.ignore_eos ? r.max_new_tokens
                                  : eos_length(r.text_seed, r.max_new_tokens, cfg.eos_probability);
   return std::move(b.r);

@@ -5,27 +5,19 @@
 
 #include <fmt/format.h>
 
+#include "common/prom_histogram.h"
+
 namespace sb::sim {
 
 void SimMetrics::Histogram::observe(double v) {
   size_t i = std::lower_bound(bounds.begin(), bounds.end(), v) - bounds.begin();
   ++counts[i];
   sum += v;
-  ++count;
 }
 
 void SimMetrics::Histogram::render(std::string& out, std::string_view name,
                                    std::string_view labels) const {
-  uint64_t cum = 0;
-  std::string sep = labels.empty() ? "" : ",";
-  for (size_t i = 0; i < bounds.size(); ++i) {
-    cum += counts[i];
-    out += fmt::format("{}_bucket{{{}{}le=\"{}\"}} {}\n", name, labels, sep, bounds[i], cum);
-  }
-  cum += counts.back();
-  out += fmt::format("{}_bucket{{{}{}le=\"+Inf\"}} {}\n", name, labels, sep, cum);
-  std::string l = labels.empty() ? "" : fmt::format("{{{}}}", labels);
-  out += fmt::format("{}_sum{} {}\n{}_count{} {}\n", name, l, sum, name, l, count);
+  append_prom_histogram(out, name, labels, bounds, counts, sum);
 }
 
 SimMetrics::SimMetrics(const SimConfig& c) : cfg_(c), cost_(c) {

@@ -30,7 +30,6 @@ class SimMetrics {
     std::vector<double> bounds;
     std::vector<uint64_t> counts;  // per bucket, non-cumulative; last = +Inf
     double sum = 0;
-    uint64_t count = 0;
     void observe(double v);
     void render(std::string& out, std::string_view name, std::string_view labels) const;
   };

@@ -15,7 +15,7 @@
 
 #include <fmt/format.h>
 
-#include "telemetry/http_fetch.h"
+#include "net/http_fetch.h"
 
 extern char** environ;
 
@@ -83,9 +83,9 @@ class DcgmSource final : public GpuSource {
  public:
   DcgmSource(std::string url, Nanos timeout) : url_(std::move(url)), timeout_(timeout) {}
   bool sample(std::vector<GpuReading>& out, std::string& error) override {
-    HttpFetchOptions o;
+    net::HttpFetchOptions o;
     o.timeout = timeout_;
-    const HttpFetchResult r = http_fetch(url_, o);
+    const net::HttpFetchResult r = net::http_fetch(url_, o);
     if (!r.ok) {
       error = r.error;
       return false;

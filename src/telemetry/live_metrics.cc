@@ -1,11 +1,13 @@
 #include "telemetry/live_metrics.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <iterator>
 
 #include <fmt/format.h>
 
+#include "common/prom_histogram.h"
 #include "telemetry/prom_text.h"
 
 namespace sb::telemetry {
@@ -43,18 +45,12 @@ void LiveMetrics::Histogram::observe(double s) {
 
 void LiveMetrics::Histogram::render(std::string& out, const std::string& name,
                                     const std::string& labels) const {
-  auto it = std::back_inserter(out);
-  const std::string sep = labels.empty() ? "" : ",";
-  uint64_t cum = 0;
-  for (size_t i = 0; i < bounds.size(); ++i) {
-    cum += counts[i].load(std::memory_order_relaxed);
-    fmt::format_to(it, "{}_bucket{{{}{}le=\"{}\"}} {}\n", name, labels, sep, bounds[i], cum);
-  }
-  cum += counts[bounds.size()].load(std::memory_order_relaxed);
-  fmt::format_to(it, "{}_bucket{{{}{}le=\"+Inf\"}} {}\n", name, labels, sep, cum);
-  const std::string l = labels.empty() ? "" : "{" + labels + "}";
-  fmt::format_to(it, "{}_sum{} {}\n{}_count{} {}\n", name, l,
-                 static_cast<double>(sum_ns.load(std::memory_order_relaxed)) / 1e9, name, l, cum);
+  // A snapshot of the relaxed counters (each read once; _count is their sum).
+  std::array<uint64_t, kMaxBuckets + 1> snapshot{};
+  for (size_t i = 0; i <= bounds.size(); ++i)
+    snapshot[i] = counts[i].load(std::memory_order_relaxed);
+  append_prom_histogram(out, name, labels, bounds, std::span(snapshot.data(), bounds.size() + 1),
+                        static_cast<double>(sum_ns.load(std::memory_order_relaxed)) / 1e9);
 }
 
 LiveMetrics::LiveMetrics(std::string provider, std::string scenario)

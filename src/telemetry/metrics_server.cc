@@ -7,7 +7,7 @@
 
 #include "common/asio.h"
 #include "common/error.h"
-#include "telemetry/http_fetch.h"
+#include "net/http_fetch.h"
 
 namespace sb::telemetry {
 
@@ -110,10 +110,10 @@ std::string push_to_gateway(const std::string& url, const std::string& text) {
   std::string target = url;
   while (target.ends_with('/')) target.pop_back();
   target += "/metrics/job/servebench";
-  HttpFetchOptions o;
+  net::HttpFetchOptions o;
   o.method = "PUT";
   o.body = text;
-  const HttpFetchResult r = http_fetch(target, o);
+  const net::HttpFetchResult r = net::http_fetch(target, o);
   return r.ok ? "" : r.error;
 }
 

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "telemetry/http_fetch.h"
+#include "net/http_fetch.h"
 
 namespace sb::telemetry {
 namespace {
@@ -120,10 +120,10 @@ ServerScrape::ServerScrape(std::string url, std::string source, ScrapeOptions op
     : url_(std::move(url)), options_(options), ingest_(std::move(source)) {}
 
 bool ServerScrape::scrape(int64_t t_ns, SeriesStore& store) {
-  HttpFetchOptions o;
+  net::HttpFetchOptions o;
   o.timeout = options_.timeout;
   o.max_body_bytes = options_.max_body_bytes;
-  const HttpFetchResult r = http_fetch(url_, o);
+  const net::HttpFetchResult r = net::http_fetch(url_, o);
   counts_.last_ms = r.elapsed_ms;
   auto fail = [&](std::string why) {
     ++counts_.failed;

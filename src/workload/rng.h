@@ -5,28 +5,19 @@
 #include <cmath>
 #include <cstdint>
 
-namespace sb::workload {
+#include "common/splitmix64.h"
 
-inline uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
+namespace sb::workload {
 
 // A generator seeded per (seed, stream, index): items never share state, so any index can
 // be produced alone, by any thread.
 class Rng {
  public:
   Rng(uint64_t seed, uint64_t index, uint64_t stream = 0) {
-    uint64_t s = index;
-    state_ = seed ^ splitmix64(s);
-    if (stream != 0) {
-      uint64_t t = stream;
-      state_ ^= splitmix64(t) * 0x2545F4914F6CDD1DULL;
-    }
+    state_ = seed ^ splitmix64(index);
+    if (stream != 0) state_ ^= splitmix64(stream) * 0x2545F4914F6CDD1DULL;
   }
-  uint64_t next() { return splitmix64(state_); }
+  uint64_t next() { return splitmix64_next(state_); }
   bool chance(unsigned percent) { return next() % 100 < percent; }
   // Uniform in [0, 1).
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }

@@ -42,7 +42,7 @@ TEST(LiveMetrics, RendersParsableTextFromManyThreads) {
   m.set_gpu({GpuReading{.index = 0, .name = "x", .mem_used_bytes = 1e9}});
   MetricsServer server("127.0.0.1", 0, [&] { return m.render(); });
   server.start();
-  const HttpFetchResult r = http_fetch(server.url());
+  const net::HttpFetchResult r = net::http_fetch(server.url());
   ASSERT_TRUE(r.ok) << r.error;
   const PromPage p = parse_prom_text(r.body);
   EXPECT_EQ(p.bad_lines, 0) << p.errors.front();
@@ -61,7 +61,7 @@ TEST(LiveMetrics, RendersParsableTextFromManyThreads) {
   EXPECT_EQ(p.find("servebench_ttft_seconds_bucket", {{"le", "0.05"}})->value, 4000);
   EXPECT_EQ(p.find("gpu_memory_used_bytes", {{"device", "0"}})->value, 1e9);
   EXPECT_EQ(p.family_of("servebench_tpot_seconds_bucket").second, PromType::histogram);
-  EXPECT_FALSE(http_fetch(server.url().substr(0, server.url().size() - 8) + "/nope").ok);
+  EXPECT_FALSE(net::http_fetch(server.url().substr(0, server.url().size() - 8) + "/nope").ok);
   server.stop();
 }
 
@@ -94,7 +94,8 @@ TEST(LiveEndpoint, RealPrometheusScrapesAProfRun) {
     nlohmann::json result;
     const auto end = std::chrono::steady_clock::now() + 45s;
     while (std::chrono::steady_clock::now() < end) {
-      const HttpFetchResult r = http_fetch(api + "/api/v1/query?query=servebench_requests_total");
+      const net::HttpFetchResult r =
+          net::http_fetch(api + "/api/v1/query?query=servebench_requests_total");
       if (r.ok) {
         const auto j = nlohmann::json::parse(r.body, nullptr, false);
         if (!j.is_discarded() && j["status"] == "success" && !j["data"]["result"].empty()) {
@@ -106,14 +107,14 @@ TEST(LiveEndpoint, RealPrometheusScrapesAProfRun) {
     }
     ASSERT_FALSE(result.is_null())
         << "Prometheus never returned servebench_requests_total; targets: "
-        << http_fetch(api + "/api/v1/targets").body;
+        << net::http_fetch(api + "/api/v1/targets").body;
     bool ok_series = false;
     for (const auto& s : result)
       if (s["metric"]["status_class"] == "2xx" && s["metric"]["provider"] == "sim:tgi" &&
           s["metric"]["job"] == "servebench")
         ok_series = std::stod(s["value"][1].get<std::string>()) > 0;
     EXPECT_TRUE(ok_series) << result.dump();
-    const HttpFetchResult h = http_fetch(
+    const net::HttpFetchResult h = net::http_fetch(
         api +
         "/api/v1/query?query=api_request_duration_seconds_count%7Bframework%3D%22sim%3Atgi%22%7D");
     ASSERT_TRUE(h.ok) << h.error;

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "telemetry/http_fetch.h"
+#include "net/http_fetch.h"
 
 extern char** environ;
 
@@ -67,13 +67,13 @@ class Child {
 };
 
 // Waits until GET url answers 2xx; the last result.
-inline HttpFetchResult wait_for(const std::string& url, std::chrono::seconds limit) {
+inline net::HttpFetchResult wait_for(const std::string& url, std::chrono::seconds limit) {
   const auto end = std::chrono::steady_clock::now() + limit;
-  HttpFetchResult r;
+  net::HttpFetchResult r;
   while (std::chrono::steady_clock::now() < end) {
-    HttpFetchOptions o;
+    net::HttpFetchOptions o;
     o.timeout = std::chrono::seconds(2);
-    r = http_fetch(url, o);
+    r = net::http_fetch(url, o);
     if (r.ok) return r;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

@@ -67,7 +67,7 @@ TEST(RealExposition, NodeExporterPage) {
             "--collector.stat"});
   ASSERT_TRUE(ne.ok());
   const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/metrics";
-  const HttpFetchResult r = wait_for(url, 10s);
+  const net::HttpFetchResult r = wait_for(url, 10s);
   ASSERT_TRUE(r.ok) << r.error;
   const PromPage page = parse_prom_text(r.body);
   EXPECT_EQ(page.bad_lines, 0) << page.errors.front();
@@ -106,7 +106,7 @@ TEST(RealExposition, PrometheusServerPageHasHistograms) {
                 "--storage.tsdb.path=" + (dir / "data").string(),
                 "--web.listen-address=127.0.0.1:" + std::to_string(port)});
     ASSERT_TRUE(prom.ok());
-    const HttpFetchResult r =
+    const net::HttpFetchResult r =
         wait_for("http://127.0.0.1:" + std::to_string(port) + "/metrics", 20s);
     ASSERT_TRUE(r.ok) << r.error;
     const PromPage page = parse_prom_text(r.body);

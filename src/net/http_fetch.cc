@@ -1,4 +1,4 @@
-#include "telemetry/http_fetch.h"
+#include "net/http_fetch.h"
 
 #include <fmt/format.h>
 
@@ -7,12 +7,12 @@
 #include "net/connection.h"
 #include "net/url.h"
 
-namespace sb::telemetry {
+namespace sb::net {
 namespace {
 
-awaitable<void> exchange(net::Connection& conn, const std::string& request, TimePoint deadline,
+awaitable<void> exchange(Connection& conn, const std::string& request, TimePoint deadline,
                          HttpFetchResult& out) {
-  net::NetResult r = co_await conn.connect(deadline);
+  NetResult r = co_await conn.connect(deadline);
   if (r.ok()) r = co_await conn.write(request, deadline);
   if (r.ok()) r = co_await conn.read_header(deadline);
   if (r.ok()) {
@@ -26,7 +26,7 @@ awaitable<void> exchange(net::Connection& conn, const std::string& request, Time
     }
   }
   if (!r.ok()) {
-    out.error = r.status == net::NetStatus::too_large
+    out.error = r.status == NetStatus::too_large
                     ? fmt::format("body over the limit ({})", r.message)
                     : r.message;
     co_return;
@@ -49,25 +49,25 @@ HttpFetchResult http_fetch(const std::string& url, const HttpFetchOptions& o) {
     query = url.substr(q);
   }
   try {
-    net::ClientOptions copts;
-    copts.url = net::parse_url(base);
+    ClientOptions copts;
+    copts.url = parse_url(base);
     copts.max_response_bytes = o.max_body_bytes;
-    const net::ClientContext ctx(copts);
+    const ClientContext ctx(copts);
     std::string target = copts.url.path_prefix.empty() ? "/" : copts.url.path_prefix;
     target += query;
     std::string request;
     const std::string host = copts.url.host_header();
-    net::serialize_request(request,
-                           net::RequestHead{.method = o.method,
-                                            .target = target,
-                                            .host_header = host,
-                                            .accept = o.accept,
-                                            .extra_headers = "Connection: close\r\n"},
-                           o.body);
+    serialize_request(request,
+                      RequestHead{.method = o.method,
+                                  .target = target,
+                                  .host_header = host,
+                                  .accept = o.accept,
+                                  .extra_headers = "Connection: close\r\n"},
+                      o.body);
     if (o.method != "POST" && o.method != "GET" && o.body.empty())
       request.insert(request.find("\r\n\r\n"), "\r\nContent-Length: 0");
     asio::io_context io;
-    net::Connection conn(io.get_executor(), ctx);
+    Connection conn(io.get_executor(), ctx);
     asio::co_spawn(io, exchange(conn, request, start + o.timeout, out),
                    // The connection's lazy deadline timer stays armed: stop the loop
                    // as soon as the exchange ends instead of waiting for it.
@@ -82,4 +82,4 @@ HttpFetchResult http_fetch(const std::string& url, const HttpFetchOptions& o) {
   return out;
 }
 
-}  // namespace sb::telemetry
+}  // namespace sb::net

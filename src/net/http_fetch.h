@@ -1,13 +1,14 @@
 #pragma once
-// A blocking HTTP/1.1 request for the telemetry samplers (scrapes, pushes): it runs the
-// project's client (src/net) on a private event loop on the calling thread, never on the
-// load engine's loops. One whole-request deadline; a body limit (bigger -> failure).
+// The project's one blocking HTTP/1.1 request, for everything that is not load: telemetry
+// scrapes and pushes, the launcher's readiness probe (plan/launcher.h). It runs the project's
+// client (connection.h) on a private event loop on the calling thread, never on the load
+// engine's loops. One whole-request deadline; a body limit (bigger -> failure).
 #include <cstddef>
 #include <string>
 
 #include "common/clock.h"
 
-namespace sb::telemetry {
+namespace sb::net {
 
 struct HttpFetchOptions {
   std::string method = "GET";
@@ -29,4 +30,4 @@ struct HttpFetchResult {
 // `url`: http(s)://host:port/path[?query]. Never throws for network trouble or a bad URL.
 HttpFetchResult http_fetch(const std::string& url, const HttpFetchOptions& options = {});
 
-}  // namespace sb::telemetry
+}  // namespace sb::net
