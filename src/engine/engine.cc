@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -50,6 +51,174 @@ int64_t share(int64_t total, int parts, int i) {
   return total / parts + (i < total % parts ? 1 : 0);
 }
 
+// Every endpoint's client context, each probed before the run: clients[0] serves
+// config.client, clients[i] config.extra_endpoints[i - 1] (load balancing).
+struct Endpoints {
+  std::vector<std::unique_ptr<net::ClientContext>> contexts;
+  std::vector<const net::ClientContext*> clients;  // contexts[i].get()
+};
+
+// Throws sb::Error(unreachable) naming the first endpoint that takes no connection.
+Endpoints connect_endpoints(const EngineConfig& config) {
+  Endpoints e;
+  auto add = [&](const net::ClientOptions& o) {
+    e.contexts.push_back(std::make_unique<net::ClientContext>(o));
+    const auto probe = net::probe_connect(*e.contexts.back(), config.timeouts.connect);
+    if (!probe.ok())
+      throw Error(fmt::format("cannot reach {}: {}", o.url.to_string(), probe.message),
+                  ExitCode::unreachable);
+    e.clients.push_back(e.contexts.back().get());
+  };
+  add(config.client);
+  for (const net::Url& url : config.extra_endpoints) {
+    net::ClientOptions o = config.client;
+    o.url = url;
+    add(o);
+  }
+  return e;
+}
+
+// One run's workers and what every phase of it shares.
+struct Crew {
+  const EngineConfig& config;
+  const RunHooks& hooks;
+  const std::atomic<bool>& stop;  // the caller's interrupt flag
+  TimePoint run_start;
+  std::vector<std::unique_ptr<Worker>> workers;
+};
+
+// The live totals summed over the workers' counters (relaxed reads: a display's view).
+LiveTotals live_totals(const Crew& crew) {
+  LiveTotals t;
+  for (const auto& w : crew.workers) {
+    const auto& c = w->counters();
+    t.started += c.started.load(std::memory_order_relaxed);
+    t.done += c.done.load(std::memory_order_relaxed);
+    t.errors += c.errors.load(std::memory_order_relaxed);
+    t.output_tokens += c.output_tokens.load(std::memory_order_relaxed);
+    t.in_flight += c.in_flight.load(std::memory_order_relaxed);
+  }
+  std::array<uint64_t, WorkerCounters::kTtftBuckets> ttft{};
+  uint64_t ttft_n = 0;
+  for (const auto& w : crew.workers)
+    for (int b = 0; b < WorkerCounters::kTtftBuckets; ++b) {
+      const uint64_t n = w->counters().ttft[b].load(std::memory_order_relaxed);
+      ttft[b] += n;
+      ttft_n += n;
+    }
+  for (uint64_t seen = 0, b = 0; ttft_n > 0 && b < ttft.size(); ++b) {
+    seen += ttft[b];
+    if (2 * seen >= ttft_n) {
+      t.ttft_p50_ms = WorkerCounters::ttft_bucket_ms(static_cast<int>(b));
+      break;
+    }
+  }
+  const LoadConfig& load = crew.config.load;
+  t.elapsed_s = to_s(Clock::now() - crew.run_start);
+  t.planned = static_cast<uint64_t>(load.num_requests + load.warmup);
+  t.planned_s = to_s(load.duration);
+  return t;
+}
+
+// Runs one phase on every worker, worker i with slots_of(i) slots; polls progress every
+// 250 ms and, once the phase stops (interrupt or stop_at), cancels what is still in flight
+// after the grace period. False when interrupted.
+bool run_phase(Crew& crew, Phase& phase, const std::function<int64_t(int)>& slots_of) {
+  const RunHooks& hooks = crew.hooks;
+  std::vector<std::future<void>> done;
+  for (int i = 0; i < static_cast<int>(crew.workers.size()); ++i)
+    done.push_back(crew.workers[i]->run_phase(phase, slots_of(i)));
+  std::optional<TimePoint> cancel_at;  // set once the phase starts stopping
+  bool cancelled = false;
+  for (auto& f : done) {
+    while (f.wait_for(250ms) != std::future_status::ready) {
+      if (hooks.on_progress) hooks.on_progress(live_totals(crew));
+      const TimePoint now = Clock::now();
+      const bool stopping = crew.stop.load() || now >= phase.stop_at;
+      if (stopping && !cancel_at)
+        cancel_at =
+            (crew.stop.load() ? now : std::max(now, phase.stop_at)) + crew.config.grace_period;
+      if (cancel_at && !cancelled && now >= *cancel_at) {
+        for (auto& w : crew.workers) w->cancel_in_flight();
+        cancelled = true;
+      }
+    }
+  }
+  if (hooks.on_progress) hooks.on_progress(live_totals(crew));
+  return !crew.stop.load();
+}
+
+// The warm-up: load.warmup closed-loop requests (ids [0, warmup)) over the run's
+// in-flight cap (open loop without a cap: about one second's rate, 1..64 slots).
+bool run_warmup(Crew& crew) {
+  const LoadConfig& load = crew.config.load;
+  Phase warm;
+  warm.warmup = true;
+  warm.mode = LoadMode::closed;
+  warm.first_index = 0;
+  warm.end_index = static_cast<uint64_t>(load.warmup);
+  warm.start = Clock::now();
+  warm.next = 0;
+  int64_t slots = max_in_flight(load);
+  if (slots <= 0)
+    slots = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(load.request_rate)), 1, 64);
+  slots = std::min(slots, load.warmup);
+  const int n = static_cast<int>(crew.workers.size());
+  return run_phase(crew, warm, [&](int i) { return share(slots, n, i); });
+}
+
+// The measured phase: ids from load.warmup on, closed loop or on a seeded open-loop
+// schedule, bounded by num_requests and/or duration.
+bool run_measured(Crew& crew) {
+  const LoadConfig& load = crew.config.load;
+  std::vector<Nanos> schedule;
+  Phase measured;
+  measured.mode = load.mode;
+  measured.first_index = static_cast<uint64_t>(load.warmup);
+  measured.end_index = load.num_requests > 0
+                           ? measured.first_index + static_cast<uint64_t>(load.num_requests)
+                           : UINT64_MAX;
+  measured.next = 0;  // closed loop claims count from 0 (Worker::closed_slot)
+  if (load.mode == LoadMode::open) {
+    size_t n = load.num_requests > 0
+                   ? static_cast<size_t>(load.num_requests)
+                   : static_cast<size_t>(std::ceil(load.request_rate * to_s(load.duration))) + 1;
+    schedule = load::make_schedule(load::ScheduleConfig{.rate_per_s = load.request_rate,
+                                                        .arrival = load.arrival,
+                                                        .burstiness = load.burstiness,
+                                                        .seed = load.seed},
+                                   n);
+    measured.schedule = &schedule;
+  }
+  // Start a little ahead so every worker is waiting when the first send is due.
+  measured.start = Clock::now() + (load.mode == LoadMode::open ? 5ms : 0ms);
+  if (crew.hooks.align_start) {
+    measured.start = crew.hooks.align_start(measured.start);
+    std::this_thread::sleep_until(measured.start - (load.mode == LoadMode::open ? 5ms : 0ms));
+  }
+  if (load.duration > Nanos::zero()) measured.stop_at = measured.start + load.duration;
+  const int workers = static_cast<int>(crew.workers.size());
+  return run_phase(crew, measured, [&](int i) {
+    const int64_t cap = max_in_flight(load);
+    return cap > 0 ? share(cap, workers, i) : int64_t{0};
+  });
+}
+
+// Joins the workers and merges their records into `result`, by id; duration_s runs
+// to the last request's end.
+void collect_records(Crew& crew, RunResult& result) {
+  for (auto& w : crew.workers) w->join();
+  int64_t last_end = 0;
+  for (auto& w : crew.workers) {
+    auto& r = w->records();
+    std::move(r.begin(), r.end(), std::back_inserter(result.records));
+    last_end = std::max(last_end, w->last_end_ns());
+  }
+  std::sort(result.records.begin(), result.records.end(),
+            [](const auto& a, const auto& b) { return a.id < b.id; });
+  result.duration_s = static_cast<double>(last_end) / 1e9;
+}
+
 }  // namespace
 
 int effective_workers(const EngineConfig& config) {
@@ -70,26 +239,8 @@ RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks) {
   const workload::PromptSource prompts(config.workload);
   if (!prompts.warning().empty())
     fmt::print(stderr, "servebench: warning: {}\n", prompts.warning());
-  net::ClientContext client(config.client);
-  {
-    const auto probe = net::probe_connect(client, config.timeouts.connect);
-    if (!probe.ok())
-      throw Error(fmt::format("cannot reach {}: {}", config.client.url.to_string(), probe.message),
-                  ExitCode::unreachable);
-  }
-  // Further endpoints (load balancing): one client context each, each probed.
-  std::vector<std::unique_ptr<net::ClientContext>> extra_clients;
-  std::vector<const net::ClientContext*> clients{&client};
-  for (const net::Url& url : config.extra_endpoints) {
-    net::ClientOptions o = config.client;
-    o.url = url;
-    extra_clients.push_back(std::make_unique<net::ClientContext>(o));
-    const auto probe = net::probe_connect(*extra_clients.back(), config.timeouts.connect);
-    if (!probe.ok())
-      throw Error(fmt::format("cannot reach {}: {}", url.to_string(), probe.message),
-                  ExitCode::unreachable);
-    clients.push_back(extra_clients.back().get());
-  }
+  const Endpoints endpoints = connect_endpoints(config);
+  const std::vector<const net::ClientContext*>& clients = endpoints.clients;
   EndpointPicker picker(clients.size(), config.load_balancer, config.load.seed);
 
   std::atomic<bool> never_stop{false};
@@ -107,128 +258,18 @@ RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks) {
   if (hooks.on_start) hooks.on_start(run_start);
   const int worker_count = effective_workers(config);
   result.workers = worker_count;
-  std::vector<std::unique_ptr<Worker>> workers;
+  Crew crew{config, hooks, stop, run_start, {}};
   for (int i = 0; i < worker_count; ++i)
-    workers.push_back(std::make_unique<Worker>(
+    crew.workers.push_back(std::make_unique<Worker>(
         i, worker_count,
-        Worker::Shared{config, client, prompts, run_start, sink, stop,
+        Worker::Shared{config, *clients[0], prompts, run_start, sink, stop,
                        clients.size() > 1 ? &clients : nullptr,
                        clients.size() > 1 ? &picker : nullptr, hooks.keep_records}));
 
-  auto totals = [&] {
-    LiveTotals t;
-    for (const auto& w : workers) {
-      const auto& c = w->counters();
-      t.started += c.started.load(std::memory_order_relaxed);
-      t.done += c.done.load(std::memory_order_relaxed);
-      t.errors += c.errors.load(std::memory_order_relaxed);
-      t.output_tokens += c.output_tokens.load(std::memory_order_relaxed);
-      t.in_flight += c.in_flight.load(std::memory_order_relaxed);
-    }
-    std::array<uint64_t, WorkerCounters::kTtftBuckets> ttft{};
-    uint64_t ttft_n = 0;
-    for (const auto& w : workers)
-      for (int b = 0; b < WorkerCounters::kTtftBuckets; ++b) {
-        const uint64_t n = w->counters().ttft[b].load(std::memory_order_relaxed);
-        ttft[b] += n;
-        ttft_n += n;
-      }
-    for (uint64_t seen = 0, b = 0; ttft_n > 0 && b < ttft.size(); ++b) {
-      seen += ttft[b];
-      if (2 * seen >= ttft_n) {
-        t.ttft_p50_ms = WorkerCounters::ttft_bucket_ms(static_cast<int>(b));
-        break;
-      }
-    }
-    t.elapsed_s = to_s(Clock::now() - run_start);
-    t.planned = static_cast<uint64_t>(load.num_requests + load.warmup);
-    t.planned_s = to_s(load.duration);
-    return t;
-  };
-
-  // Runs one phase on every worker; returns false when interrupted.
-  auto run_phase = [&](Phase& phase, auto slots_of) {
-    std::vector<std::future<void>> done;
-    for (int i = 0; i < worker_count; ++i)
-      done.push_back(workers[i]->run_phase(phase, slots_of(i)));
-    std::optional<TimePoint> cancel_at;  // set once the phase starts stopping
-    bool cancelled = false;
-    for (auto& f : done) {
-      while (f.wait_for(250ms) != std::future_status::ready) {
-        if (hooks.on_progress) hooks.on_progress(totals());
-        const TimePoint now = Clock::now();
-        const bool stopping = stop.load() || now >= phase.stop_at;
-        if (stopping && !cancel_at)
-          cancel_at = (stop.load() ? now : std::max(now, phase.stop_at)) + config.grace_period;
-        if (cancel_at && !cancelled && now >= *cancel_at) {
-          for (auto& w : workers) w->cancel_in_flight();
-          cancelled = true;
-        }
-      }
-    }
-    if (hooks.on_progress) hooks.on_progress(totals());
-    return !stop.load();
-  };
-
   bool completed = true;
-  if (load.warmup > 0) {
-    Phase warm;
-    warm.warmup = true;
-    warm.mode = LoadMode::closed;
-    warm.first_index = 0;
-    warm.end_index = static_cast<uint64_t>(load.warmup);
-    warm.start = Clock::now();
-    warm.next = 0;
-    int64_t slots = max_in_flight(load);
-    if (slots <= 0)
-      slots = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(load.request_rate)), 1, 64);
-    slots = std::min(slots, load.warmup);
-    completed = run_phase(warm, [&](int i) { return share(slots, worker_count, i); });
-  }
-
-  std::vector<Nanos> schedule;
-  if (completed) {
-    Phase measured;
-    measured.mode = load.mode;
-    measured.first_index = static_cast<uint64_t>(load.warmup);
-    measured.end_index = load.num_requests > 0
-                             ? measured.first_index + static_cast<uint64_t>(load.num_requests)
-                             : UINT64_MAX;
-    measured.next = 0;  // closed loop claims count from 0 (Worker::closed_slot)
-    if (load.mode == LoadMode::open) {
-      size_t n = load.num_requests > 0
-                     ? static_cast<size_t>(load.num_requests)
-                     : static_cast<size_t>(std::ceil(load.request_rate * to_s(load.duration))) + 1;
-      schedule = load::make_schedule(load::ScheduleConfig{.rate_per_s = load.request_rate,
-                                                          .arrival = load.arrival,
-                                                          .burstiness = load.burstiness,
-                                                          .seed = load.seed},
-                                     n);
-      measured.schedule = &schedule;
-    }
-    // Start a little ahead so every worker is waiting when the first send is due.
-    measured.start = Clock::now() + (load.mode == LoadMode::open ? 5ms : 0ms);
-    if (hooks.align_start) {
-      measured.start = hooks.align_start(measured.start);
-      std::this_thread::sleep_until(measured.start - (load.mode == LoadMode::open ? 5ms : 0ms));
-    }
-    if (load.duration > Nanos::zero()) measured.stop_at = measured.start + load.duration;
-    completed = run_phase(measured, [&](int i) {
-      const int64_t cap = max_in_flight(load);
-      return cap > 0 ? share(cap, worker_count, i) : int64_t{0};
-    });
-  }
-
-  for (auto& w : workers) w->join();
-  int64_t last_end = 0;
-  for (auto& w : workers) {
-    auto& r = w->records();
-    std::move(r.begin(), r.end(), std::back_inserter(result.records));
-    last_end = std::max(last_end, w->last_end_ns());
-  }
-  std::sort(result.records.begin(), result.records.end(),
-            [](const auto& a, const auto& b) { return a.id < b.id; });
-  result.duration_s = static_cast<double>(last_end) / 1e9;
+  if (load.warmup > 0) completed = run_warmup(crew);
+  if (completed) completed = run_measured(crew);
+  collect_records(crew, result);
   result.interrupted = !completed;
   return result;
 }
