@@ -1,5 +1,6 @@
-// The simulator's HTTP layer. Beast parses requests; responses are written as raw
-// bytes (fixed-length bodies, or chunked SSE) so faults can cut them anywhere.
+// The simulator's HTTP layer: listening, connections, routing, and the small GET
+// endpoints. Beast parses requests; responses are written as raw bytes (http_bytes.h);
+// generation requests are served by generate_handler.h.
 #include "sim/server.h"
 
 // g++ 12 false positive on Asio's awaitable frame allocator (operator new/delete pair).
@@ -15,9 +16,7 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <deque>
 #include <fstream>
-#include <iterator>
 #include <mutex>
 #include <thread>
 
@@ -29,6 +28,8 @@
 #include "sim/api.h"
 #include "sim/engine.h"
 #include "sim/fault.h"
+#include "sim/generate_handler.h"
+#include "sim/http_bytes.h"
 #include "sim/metrics.h"
 
 namespace sb::sim {
@@ -37,90 +38,6 @@ namespace {
 using tcp = asio::ip::tcp;
 using boost::system::error_code;
 using Request = http::request<http::string_body>;
-
-int64_t ns_of(TimePoint t) {
-  return t.time_since_epoch().count();
-}
-int64_t ns_now() {
-  return ns_of(Clock::now());
-}
-
-struct Item {
-  bool admission = false;
-  Admission verdict = Admission::accepted;
-  SchedEvent event;
-};
-
-// One request's mailbox: the engine thread posts into it; the connection's
-// coroutine (on the connection's executor) takes items out.
-class Stream final : public EngineListener, public std::enable_shared_from_this<Stream> {
- public:
-  explicit Stream(const asio::any_io_executor& ex) : ex_(ex), signal_(ex) {}
-  void on_admission(Admission a) override { deliver(Item{true, a, {}}); }
-  void on_event(const SchedEvent& e) override { deliver(Item{false, Admission::accepted, e}); }
-
-  awaitable<Item> next() {
-    while (items_.empty()) {
-      signal_.expires_at(TimePoint::max());
-      error_code ec;
-      co_await signal_.async_wait(asio::redirect_error(use_awaitable, ec));
-    }
-    Item it = items_.front();
-    items_.pop_front();
-    co_return it;
-  }
-
- private:
-  void deliver(const Item& it) {
-    asio::post(ex_, [self = shared_from_this(), it] {
-      self->items_.push_back(it);
-      self->signal_.cancel();
-    });
-  }
-  asio::any_io_executor ex_;
-  asio::steady_timer signal_;
-  std::deque<Item> items_;
-};
-
-std::string http_response(int status, std::string_view content_type, std::string_view body,
-                          bool keep_alive, std::string_view extra_headers = {}) {
-  std::string ct =
-      content_type.empty() ? std::string() : fmt::format("content-type: {}\r\n", content_type);
-  return fmt::format("HTTP/1.1 {} {}\r\n{}content-length: {}\r\n{}{}\r\n{}", status,
-                     http::obsolete_reason(static_cast<http::status>(status)), ct, body.size(),
-                     extra_headers, keep_alive ? "" : "connection: close\r\n", body);
-}
-
-constexpr std::string_view kTgiSseHeaders =
-    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
-    "x-accel-buffering: no\r\ntransfer-encoding: chunked\r\n\r\n";
-constexpr std::string_view kOpenAiSseHeaders =
-    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n"
-    "transfer-encoding: chunked\r\n\r\n";
-
-// One HTTP/1.1 chunk carrying `data`, appended to `out`.
-void append_chunk(std::string& out, std::string_view data) {
-  fmt::format_to(std::back_inserter(out), "{:x}\r\n{}\r\n", data.size(), data);
-}
-
-std::string chunk(std::string_view data) {
-  std::string out;
-  append_chunk(out, data);
-  return out;
-}
-
-awaitable<void> sleep_ms(int64_t ms) {
-  asio::steady_timer t(co_await asio::this_coro::executor);
-  t.expires_after(std::chrono::milliseconds(ms));
-  error_code ec;
-  co_await t.async_wait(asio::redirect_error(use_awaitable, ec));
-}
-
-awaitable<bool> write_all(tcp::socket& sock, const std::string& bytes) {
-  error_code ec;
-  co_await asio::async_write(sock, asio::buffer(bytes), asio::redirect_error(use_awaitable, ec));
-  co_return !ec;
-}
 
 }  // namespace
 
@@ -134,8 +51,6 @@ struct Server::Impl {
   awaitable<void> session(tcp::socket sock);
   awaitable<bool> handle(tcp::socket& sock, const Request& req);
   awaitable<bool> generate(tcp::socket& sock, const Request& req, ApiKind api);
-  awaitable<bool> reject(tcp::socket& sock, TraceRecord& tr, ApiKind api, int status,
-                         std::string_view message, std::string error, bool keep);
   void finish(TraceRecord& tr);
 
   SimConfig cfg;
@@ -158,7 +73,7 @@ struct Server::Impl {
 };
 
 void Server::Impl::finish(TraceRecord& tr) {
-  tr.end_ns = ns_now();
+  tr.end_ns = trace_now_ns();
   tr.output_tokens = static_cast<int64_t>(tr.token_ns.size());
   if (metrics) {
     bool ok = tr.status == 200 && tr.error.empty();
@@ -170,17 +85,6 @@ void Server::Impl::finish(TraceRecord& tr) {
   if (trace_file.is_open())
     trace_file << to_json_line(tr) << std::endl;  // a line per request, flushed
   if (cfg.trace_in_memory) records.push_back(std::move(tr));
-}
-
-awaitable<bool> Server::Impl::reject(tcp::socket& sock, TraceRecord& tr, ApiKind api, int status,
-                                     std::string_view message, std::string error, bool keep) {
-  tr.status = status;
-  tr.error = std::move(error);
-  std::string out =
-      http_response(status, "application/json", error_body(api, status, message), keep);
-  bool ok = co_await write_all(sock, out);
-  finish(tr);
-  co_return (ok && keep);
 }
 
 awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, ApiKind api) {
@@ -200,211 +104,8 @@ awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, Ap
     InFlight(const InFlight&) = delete;
     InFlight& operator=(const InFlight&) = delete;
   } in_flight_guard(*this);
-  TraceRecord tr;
-  tr.seq = ++seq;
-  tr.arrival_ns = ns_now();
-  tr.api = std::string(to_string(api));
-  tr.stream = api == ApiKind::tgi_stream;
-  bool keep = req.keep_alive();
-  if (auto it = req.find("x-request-id"); it != req.end()) tr.request_id = std::string(it->value());
-  Faults f;
-  if (auto it = req.find("x-sim-fault"); it != req.end()) {
-    tr.fault = std::string(it->value());
-    if (auto err = parse_fault_header(it->value(), f))
-      co_return co_await reject(sock, tr, api, is_tgi(api) ? 422 : 400, *err, "validation", keep);
-  }
-  auto parsed = parse_generate(api, req.body(), cfg);
-  if (auto* e = std::get_if<HttpError>(&parsed)) {
-    tr.status = e->in_stream ? 200 : e->status;
-    tr.error = "validation";
-    std::string out = e->in_stream
-                          ? std::string(kTgiSseHeaders) +
-                                chunk(Formatter::tgi_stream_error(e->message, "validation")) +
-                                "0\r\n\r\n"
-                          : http_response(e->status, "application/json", e->body, keep);
-    bool ok = co_await write_all(sock, out);
-    finish(tr);
-    co_return (ok && keep);
-  }
-  GenRequest g = std::get<GenRequest>(std::move(parsed));
-  tr.stream = g.stream;
-  tr.prompt_tokens = g.prompt_tokens;
-  tr.max_new_tokens = g.max_new_tokens;
-  tr.token_ns.reserve(static_cast<size_t>(g.output_tokens));
-  tr.token_due_ns.reserve(static_cast<size_t>(g.output_tokens));
-  tr.batch_sizes.reserve(static_cast<size_t>(g.output_tokens));
-  if (dice && !dice->empty()) {
-    Faults d = dice->roll(g.output_tokens);
-    if (d.any()) {
-      if (!f.status) f.status = d.status;
-      if (!f.reset_after) f.reset_after = d.reset_after;
-      if (!f.disconnect_after) f.disconnect_after = d.disconnect_after;
-      if (!f.malformed_after) f.malformed_after = d.malformed_after;
-      if (!f.stall_ms && d.stall_ms) {
-        f.stall_ms = d.stall_ms;
-        f.stall_after = d.stall_after;
-      }
-      tr.fault += tr.fault.empty() ? "rate" : ",rate";
-    }
-  }
-  if (f.never_respond) {
-    tr.error = "fault:never_respond";
-    char byte;
-    error_code ec;
-    while (!ec)
-      co_await sock.async_read_some(asio::buffer(&byte, 1),
-                                    asio::redirect_error(use_awaitable, ec));
-    finish(tr);
-    co_return false;
-  }
-  if (f.slow_first_byte_ms > 0) co_await sleep_ms(f.slow_first_byte_ms);
-  if (f.status)
-    co_return co_await reject(sock, tr, api, f.status,
-                              fmt::format("simulated fault: status {}", f.status),
-                              fmt::format("fault:status={}", f.status), keep);
-
-  uint64_t id = tr.seq;
-  auto stream = std::make_shared<Stream>(sock.get_executor());
-  engine->submit(SchedRequest{id, g.prompt_tokens, g.max_new_tokens, g.output_tokens}, stream);
-  Item first = co_await stream->next();
-  const bool tgi = is_tgi(api);
-  const std::string_view sse_headers = tgi ? kTgiSseHeaders : kOpenAiSseHeaders;
-  if (first.verdict != Admission::accepted) {
-    bool queue_full = first.verdict == Admission::queue_full;
-    std::string error = queue_full ? "queue_full" : "overloaded";
-    if (tgi) {
-      if (g.stream) {
-        tr.status = 200;
-        tr.error = error;
-        std::string out(sse_headers);
-        out += chunk(Formatter::tgi_stream_error("Model is overloaded", "overloaded"));
-        out += "0\r\n\r\n";
-        bool ok = co_await write_all(sock, out);
-        finish(tr);
-        co_return (ok && keep);
-      }
-      co_return co_await reject(sock, tr, api, 429, "Model is overloaded", error, keep);
-    }
-    if (queue_full)
-      co_return co_await reject(sock, tr, api, 429, "The server is busy: the request queue is full",
-                                error, keep);
-    co_return co_await reject(
-        sock, tr, api, 503, "The server is out of KV-cache capacity for this request", error, keep);
-  }
-
-  std::string resp_id =
-      tgi ? std::string()
-          : fmt::format("{}{:016x}{:016x}", api == ApiKind::chat ? "chatcmpl-" : "cmpl-", cfg.seed,
-                        id);
-  int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
-                        std::chrono::system_clock::now().time_since_epoch())
-                        .count();
-  Formatter fm(g, resp_id, created);
-  auto drop = [&](bool rst, std::string why) {
-    engine->cancel(id);
-    error_code ec;
-    if (rst)
-      sock.set_option(tcp::socket::linger(true, 0), ec);
-    else
-      sock.shutdown(tcp::socket::shutdown_both, ec);
-    sock.close(ec);
-    tr.error = std::move(why);
-  };
-  if (g.stream) {
-    tr.status = 200;
-    if (!co_await write_all(sock, std::string(sse_headers))) {
-      drop(false, "client_gone");
-      finish(tr);
-      co_return false;
-    }
-  }
-  int64_t sent = 0;
-  bool stalled = false;
-  std::string event, out;
-  for (;;) {
-    if ((f.disconnect_after && *f.disconnect_after == sent) ||
-        (f.reset_after && *f.reset_after == sent)) {
-      bool rst = f.reset_after && *f.reset_after == sent;
-      drop(rst, rst ? "fault:reset" : "fault:disconnect");
-      finish(tr);
-      co_return false;
-    }
-    Item it = co_await stream->next();
-    const SchedEvent& e = it.event;
-    if (e.kind == SchedEvent::Kind::admitted) {
-      tr.admission_ns = ns_of(e.time);
-      continue;
-    }
-    if (f.stall_ms > 0 && !stalled && sent >= f.stall_after) {
-      stalled = true;
-      co_await sleep_ms(f.stall_ms);
-    }
-    tr.token_due_ns.push_back(ns_of(e.time));
-    tr.batch_sizes.push_back(e.batch_size);
-    // Ground truth: the instant the token's bytes are handed to the socket. Asio
-    // sends at once when the socket can take them; the completion is only the
-    // event loop's acknowledgement, which may come after the client has read them.
-    const int64_t t = ns_now();
-    if (g.stream) {
-      // One chunk per token, built in buffers kept across tokens.
-      event.clear();
-      if (e.index == 1) event += fm.stream_start();
-      fm.append_token_event(event, e.index, e.last);
-      if (e.last) event += fm.stream_end();
-      out.clear();
-      append_chunk(out, event);
-      if (e.last) out += "0\r\n\r\n";
-      if (!co_await write_all(sock, out)) {
-        if (!e.last)
-          drop(false, "client_gone");
-        else
-          tr.error = "client_gone";
-        finish(tr);
-        co_return false;
-      }
-    }
-    if (sent == 0) tr.first_token_ns = t;
-    tr.token_ns.push_back(t);
-    ++sent;
-    if (e.last) break;
-    if (g.stream && f.malformed_after && *f.malformed_after == sent) {
-      std::string bad =
-          tgi ? "data:{\"index\":" : "data: {\"id\":\"" + resp_id + "\",\"choices\":[{\"text";
-      bad += "\n\n";
-      if (!co_await write_all(sock, chunk(bad))) {
-        drop(false, "client_gone");
-        finish(tr);
-        co_return false;
-      }
-      if (tr.error.empty()) tr.error = "fault:malformed";
-    }
-  }
-  if (!g.stream) {
-    tr.status = 200;
-    std::string body = fm.full_response();
-    if (f.malformed_after) {  // non-streaming: a body cut in half (valid HTTP, broken JSON)
-      body.resize(body.size() / 2);
-      tr.error = "fault:malformed";
-    }
-    std::string headers;
-    if (tgi) {
-      double queue_ms = tr.admission_ns >= 0 ? (tr.admission_ns - tr.arrival_ns) / 1e6 : 0;
-      double total_ms = (ns_now() - tr.arrival_ns) / 1e6;
-      headers = fmt::format(
-          "x-compute-type: gpu+optimized\r\nx-prompt-tokens: {}\r\nx-generated-tokens: {}\r\n"
-          "x-queue-time: {}\r\nx-inference-time: {}\r\nx-total-time: {}\r\n"
-          "x-time-per-token: {}\r\n",
-          g.prompt_tokens, sent, std::llround(queue_ms), std::llround(total_ms - queue_ms),
-          std::llround(total_ms), sent ? std::llround((total_ms - queue_ms) / sent) : 0);
-    }
-    if (!co_await write_all(sock, http_response(200, "application/json", body, keep, headers))) {
-      tr.error = "client_gone";
-      finish(tr);
-      co_return false;
-    }
-  }
-  finish(tr);
-  co_return keep;
+  const GenerateContext ctx{cfg, *engine, dice.get(), seq, [this](TraceRecord& tr) { finish(tr); }};
+  co_return co_await serve_generate(ctx, sock, req, api);
 }
 
 awaitable<bool> Server::Impl::handle(tcp::socket& sock, const Request& req) {

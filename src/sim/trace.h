@@ -7,7 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
+
 namespace sb::sim {
+
+// A steady_clock instant as a TraceRecord time: nanoseconds since the steady_clock epoch.
+inline int64_t trace_ns(TimePoint t) {
+  return t.time_since_epoch().count();
+}
+inline int64_t trace_now_ns() {
+  return trace_ns(Clock::now());
+}
 
 struct TraceRecord {
   uint64_t seq = 0;        // server-side request number

@@ -1,0 +1,49 @@
+#include "sim/http_bytes.h"
+
+// g++ 12 false positive on Asio's awaitable frame allocator (operator new/delete pair).
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#if defined(__SANITIZE_THREAD__) && !defined(__clang__)
+// Asio's atomic_thread_fence: g++ warns that TSan does not model it (-Wtsan).
+#pragma GCC diagnostic ignored "-Wtsan"
+#endif
+
+#include <chrono>
+#include <iterator>
+
+#include <fmt/format.h>
+
+namespace sb::sim {
+
+std::string http_response(int status, std::string_view content_type, std::string_view body,
+                          bool keep_alive, std::string_view extra_headers) {
+  std::string ct =
+      content_type.empty() ? std::string() : fmt::format("content-type: {}\r\n", content_type);
+  return fmt::format("HTTP/1.1 {} {}\r\n{}content-length: {}\r\n{}{}\r\n{}", status,
+                     http::obsolete_reason(static_cast<http::status>(status)), ct, body.size(),
+                     extra_headers, keep_alive ? "" : "connection: close\r\n", body);
+}
+
+void append_chunk(std::string& out, std::string_view data) {
+  fmt::format_to(std::back_inserter(out), "{:x}\r\n{}\r\n", data.size(), data);
+}
+
+std::string chunk(std::string_view data) {
+  std::string out;
+  append_chunk(out, data);
+  return out;
+}
+
+awaitable<void> sleep_ms(int64_t ms) {
+  asio::steady_timer t(co_await asio::this_coro::executor);
+  t.expires_after(std::chrono::milliseconds(ms));
+  boost::system::error_code ec;
+  co_await t.async_wait(asio::redirect_error(use_awaitable, ec));
+}
+
+awaitable<bool> write_all(asio::ip::tcp::socket& sock, const std::string& bytes) {
+  boost::system::error_code ec;
+  co_await asio::async_write(sock, asio::buffer(bytes), asio::redirect_error(use_awaitable, ec));
+  co_return !ec;
+}
+
+}  // namespace sb::sim
