@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "metrics/request_record.h"
-#include "report/request_jsonl.h"
+#include "results/request_jsonl.h"
 
 namespace {
 
@@ -28,7 +28,7 @@ void BM_RequestJsonlLine(benchmark::State& state) {
   std::string out;
   for (auto _ : state) {
     out.clear();
-    sb::report::append_request_jsonl(out, r);
+    sb::results::append_request_jsonl(out, r);
     benchmark::DoNotOptimize(out.data());
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * out.size()));

@@ -1,4 +1,4 @@
-// Fuzz target: report::parse_request_jsonl, the reader `servebench summarize`
+// Fuzz target: results::parse_request_jsonl, the reader `servebench summarize`
 // runs over a requests.jsonl that may be cut, hand-edited or from another
 // version. Checked: it returns a record or throws sb::Error (nothing else); a
 // parsed record summarises without crashing; and writing it back is a fixed
@@ -14,7 +14,7 @@
 #include "common/error.h"
 #include "fuzz_check.h"
 #include "metrics/run_summary.h"
-#include "report/request_jsonl.h"
+#include "results/request_jsonl.h"
 
 namespace {
 
@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view line(reinterpret_cast<const char*>(data), size);
   sb::metrics::RequestRecord r;
   try {
-    r = sb::report::parse_request_jsonl(line);
+    r = sb::results::parse_request_jsonl(line);
   } catch (const sb::Error&) {
     return 0;
   }
@@ -44,16 +44,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       !plausible(r.t_first_ns) || !plausible(r.t_first_content_ns) || !plausible(r.t_last_ns))
     return 0;
   std::string first;
-  sb::report::append_request_jsonl(first, r);
+  sb::results::append_request_jsonl(first, r);
   sb::metrics::RequestRecord again;
   try {
-    again = sb::report::parse_request_jsonl(first);
+    again = sb::results::parse_request_jsonl(first);
   } catch (const sb::Error& e) {
     std::fprintf(stderr, "written line does not parse back: %s\n%s", e.what(), first.c_str());
     std::abort();
   }
   std::string second;
-  sb::report::append_request_jsonl(second, again);
+  sb::results::append_request_jsonl(second, again);
   if (first != second) std::fprintf(stderr, "first:  %ssecond: %s", first.c_str(), second.c_str());
   FUZZ_CHECK(first == second);
   return 0;

@@ -8,7 +8,7 @@
 #include "common/error.h"
 #include "quality/agreement.h"
 #include "report/run_folder.h"
-#include "report/run_outputs.h"
+#include "results/run_outputs.h"
 
 namespace sb::cli {
 namespace {
@@ -87,7 +87,7 @@ int run_agree(const AgreeFlags& f) {
   if (f.output.empty() || f.output == "-")
     std::fwrite(text.data(), 1, text.size(), stdout);
   else
-    report::write_file_atomically(f.output, text);
+    results::write_file_atomically(f.output, text);
 
   const auto failed = quality::failed_gates(agreement, gates);
   for (const auto& m : failed)

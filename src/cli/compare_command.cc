@@ -8,7 +8,7 @@
 #include "common/error.h"
 #include "report/compare_stats.h"
 #include "report/run_folder.h"
-#include "report/run_outputs.h"
+#include "results/run_outputs.h"
 
 namespace sb::cli {
 namespace {
@@ -45,7 +45,7 @@ int run_compare(const CompareFlags& f) {
   if (f.output.empty() || f.output == "-")
     std::fwrite(text.data(), 1, text.size(), stdout);
   else
-    report::write_file_atomically(f.output, text);
+    results::write_file_atomically(f.output, text);
 
   const auto failed = report::failed_gates(changes, gates);
   for (const auto& m : failed) fmt::print(stderr, "servebench: regression: {}\n", m);

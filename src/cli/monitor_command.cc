@@ -13,7 +13,7 @@
 #include "common/wall_clock.h"
 #include "engine/config_json.h"
 #include "metrics/run_summary.h"
-#include "report/run_outputs.h"
+#include "results/run_outputs.h"
 
 namespace sb::cli {
 
@@ -103,7 +103,7 @@ int run_monitor(const MonitorFlags& f) {
   info.bucket_interval_ms = 0;
   const size_t series = telemetry_json.value("series", nlohmann::json::array()).size();
   info.telemetry = std::move(telemetry_json);
-  report::write_run_outputs(dir, metrics::summarize_run({}, info), info);
+  results::write_run_outputs(dir, metrics::summarize_run({}, info), info);
   fmt::print(stderr, "servebench: telemetry in {}/ (summary.json, telemetry.jsonl): {} series\n",
              dir, series);
   return 0;

@@ -11,7 +11,7 @@
 #include "report/html_report.h"
 #include "report/markdown_report.h"
 #include "report/run_folder.h"
-#include "report/run_outputs.h"
+#include "results/run_outputs.h"
 #include "report/study_tables.h"
 #include "report/svg_chart.h"
 
@@ -47,7 +47,7 @@ void export_png(const std::vector<report::RunData>& runs, const report::ReportOp
     throw usage_error(fmt::format("--png-dir '{}': cannot create it ({})", dir, ec.message()));
   const auto charts = report::report_charts(runs, o);
   for (const auto& [id, svg] : charts)
-    report::write_file_atomically(dir + "/" + id + ".svg", report::svg::standalone_svg(svg));
+    results::write_file_atomically(dir + "/" + id + ".svg", report::svg::standalone_svg(svg));
   if (std::system("command -v rsvg-convert >/dev/null 2>&1") != 0)
     throw Error(fmt::format(
         "--png-dir: rsvg-convert is not installed (Debian: apt-get install librsvg2-bin); "
@@ -105,7 +105,7 @@ int run_report(const ReportFlags& f) {
   if (out == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
-    report::write_file_atomically(out, text);
+    results::write_file_atomically(out, text);
     if (!f.quiet)
       fmt::print(stderr, "servebench: report of {} run{} written to {}\n", runs.size(),
                  runs.size() == 1 ? "" : "s", out);

@@ -8,11 +8,11 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
-#include "report/request_jsonl.h"
-#include "report/request_log_read.h"
-#include "report/run_outputs.h"
-#include "report/summary_csv.h"
-#include "report/summary_json.h"
+#include "results/request_jsonl.h"
+#include "results/request_log_read.h"
+#include "results/run_outputs.h"
+#include "results/summary_csv.h"
+#include "results/summary_json.h"
 
 namespace sb::mpi {
 namespace {
@@ -48,9 +48,9 @@ json rank_json(const RankResult& r, const metrics::RunInfo& info) {
   out["throughput"] = {{"requests_per_s", opt(s.throughput.requests_per_s)},
                        {"output_tokens_per_s", opt(s.throughput.output_tokens_per_s)}};
   out["metrics"] = {
-      {"ttft_ms", report::distribution_to_json(s.metrics.ttft_ms)},
-      {"e2e_ms", report::distribution_to_json(s.metrics.e2e_ms)},
-      {"dispatch_delay_ms", report::distribution_to_json(s.metrics.dispatch_delay_ms)}};
+      {"ttft_ms", results::distribution_to_json(s.metrics.ttft_ms)},
+      {"e2e_ms", results::distribution_to_json(s.metrics.e2e_ms)},
+      {"dispatch_delay_ms", results::distribution_to_json(s.metrics.dispatch_delay_ms)}};
   out["load"] = {{"achieved_rate", opt(s.load.achieved_rate)}, {"late_sends", s.load.late_sends}};
   return out;
 }
@@ -74,7 +74,7 @@ void write_merged_jsonl(const std::string& path, const std::vector<RankResult>& 
   bool ok = true;
   for (const Ref& ref : all) {
     const size_t start = buf.size();
-    report::append_request_jsonl(buf, *ref.r);
+    results::append_request_jsonl(buf, *ref.r);
     // "...}\n" -> "...,"rank":R}\n"
     if (buf.size() >= start + 2 && buf[buf.size() - 2] == '}') {
       buf.resize(buf.size() - 2);
@@ -159,7 +159,7 @@ metrics::RunSummary write_merged_run(const std::string& dir, std::vector<RankRes
 
   write_merged_jsonl(dir + "/requests.jsonl", ranks);
   const metrics::RunSummary summary = metrics::summarize_run(all, info);
-  json out = report::summary_to_json(summary, info);
+  json out = results::summary_to_json(summary, info);
   out["run"]["incomplete"] = !missing.empty();
   out["run"]["missing_ranks"] = missing;
   json per_rank = json::array();
@@ -171,16 +171,16 @@ metrics::RunSummary write_merged_run(const std::string& dir, std::vector<RankRes
        "every rank's times count from one instant agreed against rank 0's steady clock "
        "(ping-pong offsets below); timeseries are on that common clock"},
       {"ranks", per_rank}};
-  report::write_file_atomically(dir + "/summary.json",
+  results::write_file_atomically(dir + "/summary.json",
                                 out.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
-  report::write_file_atomically(dir + "/summary.csv",
-                                report::summary_csv_header() + report::summary_csv_row(summary));
+  results::write_file_atomically(dir + "/summary.csv",
+                                results::summary_csv_header() + results::summary_csv_row(summary));
   return summary;
 }
 
 std::vector<metrics::RequestRecord> read_rank_records(const std::string& path, int64_t* skipped) {
   if (!std::filesystem::exists(path)) return {};  // a rank that wrote nothing
-  report::RequestLogContents c = report::read_request_log(path);
+  results::RequestLogContents c = results::read_request_log(path);
   if (skipped) *skipped += c.skipped_lines;
   return std::move(c.records);
 }

@@ -10,7 +10,7 @@
 
 #include "report/gpu_use.h"
 #include "report/run_folder.h"
-#include "report/run_outputs.h"
+#include "results/run_outputs.h"
 #include "report/study_tables.h"
 
 namespace sb::plan {
@@ -133,8 +133,8 @@ void PlanIndex::write(bool finished) const {
                       {"finished", finished},
                       {"runs", runs},
                       {"searches", searches}};
-  report::write_file_atomically(dir_ + "/index.json", index.dump(2) + "\n");
-  report::write_file_atomically(dir_ + "/index.csv", csv);
+  results::write_file_atomically(dir_ + "/index.json", index.dump(2) + "\n");
+  results::write_file_atomically(dir_ + "/index.csv", csv);
 }
 
 std::string PlanIndex::comparison_table() const {

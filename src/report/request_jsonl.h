@@ -1,40 +1,9 @@
 #pragma once
-// requests.jsonl: one JSON object per line per request, written as each request finishes.
-// Part of the output contract of docs/metrics.md (extend, never rename). Fields, in this order:
-//   id                      integer
-//   class                   string, the workload class
-//   warmup, ok              booleans
-//   status                  HTTP status, 0 when no response arrived
-//   error_class             "ok" or a class of docs/architecture.md
-//   error                   string ("" when none); invalid UTF-8 replaced by U+FFFD
-//   t_sched_s, t_send_s, t_end_s   seconds since run start, or null
-//   ttft_ms, ttft_content_ms, tpot_ms, e2e_ms, scheduled_e2e_ms, dispatch_delay_ms
-//                           derived metrics (RequestRecord), or null when undefined
-//   input_tokens, output_tokens    integers
-//   output_tokens_source    "usage" | "details" | "tokenizer" | "estimate" | "none"
-//   output_tokens_alt       independent second count, or null
-//   output_tokens_alt_source       its source, or null
-//   events                  text-bearing events received
-//   itl_ms                  array of the gaps between consecutive text-bearing events
-//   quality                 only when scored against a reference: quality/quality_json.h
-//   output                  only when the text was kept (prof --save-outputs): the content text
-// t_end_s, ttft_content_ms, dispatch_delay_ms and the *_alt fields extend the §3 list so that
-// parse_request_jsonl() can rebuild every RequestRecord field that summarize_run() reads.
-// Times go through seconds/milliseconds as shortest-round-trip doubles; parsing rounds back to
-// the same integer nanoseconds for any run shorter than ~100 days.
-#include <string>
-#include <string_view>
-
-#include "metrics/request_record.h"
+// Moved to results/request_jsonl.h (the output contract, src/results); this header keeps the
+// report:: names for callers not yet switched.
+#include "results/request_jsonl.h"
 
 namespace sb::report {
-
-// Appends one line (terminated by '\n') for `r` to `out`. Uses fmt only (hot-ish path).
-void append_request_jsonl(std::string& out, const metrics::RequestRecord& r);
-
-// Inverse of append_request_jsonl (trailing '\n' optional). Missing fields keep the
-// RequestRecord defaults; unknown fields are ignored. Throws sb::Error naming the problem
-// when the line is not a JSON object or a field has the wrong type.
-metrics::RequestRecord parse_request_jsonl(std::string_view line);
-
+using results::append_request_jsonl;
+using results::parse_request_jsonl;
 }  // namespace sb::report

@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
-#include "report/request_jsonl.h"
-#include "report/summary_json.h"
+#include "results/request_jsonl.h"
+#include "results/summary_json.h"
 
 namespace sb::report {
 
@@ -45,12 +45,12 @@ json load_summary(const fs::path& file) {
   const auto it = j.find("schema");
   if (it == j.end() || !it->is_string())
     throw Error(fmt::format("{}: no \"schema\" field; this servebench reads {}", file.string(),
-                            kSummarySchema));
-  if (it->get<std::string>() != kSummarySchema)
+                            results::kSummarySchema));
+  if (it->get<std::string>() != results::kSummarySchema)
     throw Error(
         fmt::format("{}: schema '{}' is not supported; this servebench reads '{}' "
                     "(use the servebench version that wrote it)",
-                    file.string(), it->get<std::string>(), kSummarySchema));
+                    file.string(), it->get<std::string>(), results::kSummarySchema));
   return j;
 }
 
@@ -79,7 +79,7 @@ void load_requests(const fs::path& file, RunData& run) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     try {
-      run.records.push_back(parse_request_jsonl(line));
+      run.records.push_back(results::parse_request_jsonl(line));
     } catch (const std::exception& e) {
       ++run.skipped_lines;
       if (first_error.empty())

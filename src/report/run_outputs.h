@@ -1,18 +1,9 @@
 #pragma once
-// The end-of-run files of DIR: summary.json (pretty, schema of report/summary_json.h) and
-// summary.csv (header + one row, report/summary_csv.h). Each is written to a temporary file in
-// DIR and renamed over the final name, so a reader never sees a half-written file. DIR must
-// exist. Throws sb::Error naming the file on failure.
-#include <string>
-
-#include "metrics/run_summary.h"
+// Moved to results/run_outputs.h (the output contract, src/results); this header keeps the
+// report:: names for callers not yet switched.
+#include "results/run_outputs.h"
 
 namespace sb::report {
-
-void write_run_outputs(const std::string& dir, const metrics::RunSummary& summary,
-                       const metrics::RunInfo& info);
-
-// Writes `content` to `path` atomically (temp file in the same directory + rename).
-void write_file_atomically(const std::string& path, std::string_view content);
-
+using results::write_file_atomically;
+using results::write_run_outputs;
 }  // namespace sb::report

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "common/error.h"
-#include "report/request_jsonl.h"
+#include "results/request_jsonl.h"
 
 namespace sb::mpi {
 namespace {
@@ -108,8 +108,8 @@ void expect_same(const metrics::RequestRecord& a, const metrics::RequestRecord& 
   // The requests.jsonl line covers what the output contract shows, quality and output text
   // included, so a member that reaches the log but not the codec fails here too.
   std::string line_a, line_b;
-  report::append_request_jsonl(line_a, a);
-  report::append_request_jsonl(line_b, b);
+  results::append_request_jsonl(line_a, a);
+  results::append_request_jsonl(line_b, b);
   EXPECT_EQ(line_a, line_b);
 }
 

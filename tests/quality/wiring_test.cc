@@ -11,8 +11,8 @@
 #include "common/error.h"
 #include "metrics/run_summary.h"
 #include "quality/request_quality.h"
-#include "report/request_jsonl.h"
-#include "report/summary_json.h"
+#include "results/request_jsonl.h"
+#include "results/summary_json.h"
 
 namespace sb::quality {
 namespace {
@@ -33,7 +33,7 @@ metrics::RequestRecord scored(uint64_t id, std::string cls, std::string_view hyp
 TEST(QualityWiring, RequestsJsonlRoundTrip) {
   metrics::RequestRecord r = scored(7, "chat", "The dog bit the man.", "The dog bit a man.");
   std::string line;
-  report::append_request_jsonl(line, r);
+  results::append_request_jsonl(line, r);
   EXPECT_EQ(line.find("\"output\""), std::string::npos);  // no text unless kept
   const auto j = nlohmann::json::parse(line);
   ASSERT_TRUE(j.contains("quality"));
@@ -41,20 +41,20 @@ TEST(QualityWiring, RequestsJsonlRoundTrip) {
   EXPECT_EQ(j["quality"]["bleu_stats"].size(), 10u);
   EXPECT_EQ(j["quality"]["chrf_stats"].size(), 18u);
 
-  const metrics::RequestRecord back = report::parse_request_jsonl(line);
+  const metrics::RequestRecord back = results::parse_request_jsonl(line);
   ASSERT_TRUE(back.quality);
   EXPECT_EQ(back.quality->bleu_stats.correct, r.quality->bleu_stats.correct);
   EXPECT_EQ(back.quality->chrf_stats.match, r.quality->chrf_stats.match);
   std::string again;
-  report::append_request_jsonl(again, back);
+  results::append_request_jsonl(again, back);
   EXPECT_EQ(again, line);
 
   r.output_text = "línea 1\n\"dos\" 日本";
   line.clear();
-  report::append_request_jsonl(line, r);
-  EXPECT_EQ(report::parse_request_jsonl(line).output_text, r.output_text);
+  results::append_request_jsonl(line, r);
+  EXPECT_EQ(results::parse_request_jsonl(line).output_text, r.output_text);
 
-  EXPECT_THROW(report::parse_request_jsonl(R"({"id":1,"quality":{"bleu_stats":[1,2]}})"),
+  EXPECT_THROW(results::parse_request_jsonl(R"({"id":1,"quality":{"bleu_stats":[1,2]}})"),
                sb::Error);
 }
 
@@ -81,7 +81,7 @@ TEST(QualityWiring, SummaryPerRunAndPerClass) {
   ASSERT_TRUE(s.classes.at("long").quality);
   EXPECT_EQ(s.classes.at("long").quality->scored, 1);
 
-  const auto j = report::summary_to_json(s, info);
+  const auto j = results::summary_to_json(s, info);
   ASSERT_TRUE(j.contains("quality"));
   for (const char* k : {"bleu", "chrf", "rouge_l", "exact_match", "scored"})
     EXPECT_TRUE(j["quality"].contains(k)) << k;
@@ -90,7 +90,7 @@ TEST(QualityWiring, SummaryPerRunAndPerClass) {
   // Without references there is no quality object at all.
   records[0].quality = records[1].quality = records[2].quality = nullptr;
   EXPECT_FALSE(
-      report::summary_to_json(metrics::summarize_run(records, info), info).contains("quality"));
+      results::summary_to_json(metrics::summarize_run(records, info), info).contains("quality"));
 }
 
 }  // namespace

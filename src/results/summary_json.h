@@ -1,6 +1,6 @@
 #pragma once
-// summary.json: the versioned output contract of docs/metrics.md ("schema": "servebench.summary/1").
-// Extend it, never rename silently; bump the schema on a breaking change.
+// summary.json: the versioned output contract of docs/metrics.md ("schema":
+// "servebench.summary/1"). Extend it, never rename silently; bump the schema on a breaking change.
 //
 // {
 //   "schema": "servebench.summary/1",
@@ -37,7 +37,7 @@
 
 #include "metrics/run_summary.h"
 
-namespace sb::report {
+namespace sb::results {
 
 inline constexpr const char* kSummarySchema = "servebench.summary/1";
 
@@ -46,4 +46,4 @@ nlohmann::json summary_to_json(const metrics::RunSummary& summary, const metrics
 // One distribution as {"count", "mean", ..., "max"} (nulls when empty).
 nlohmann::json distribution_to_json(const metrics::Distribution& d);
 
-}  // namespace sb::report
+}  // namespace sb::results

@@ -1,11 +1,13 @@
-#include "report/summary_json.h"
+#include "results/summary_json.h"
 
 #include <gtest/gtest.h>
 
-#include "fixture.h"
+#include "../report/fixture.h"
 
-namespace sb::report {
+namespace sb::results {
 namespace {
+
+namespace testing = sb::report::testing;  // the report tests' fixture run
 
 using nlohmann::json;
 
@@ -148,4 +150,4 @@ TEST(SummaryJson, OneClassHasNoClasses) {
 }
 
 }  // namespace
-}  // namespace sb::report
+}  // namespace sb::results

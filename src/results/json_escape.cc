@@ -1,6 +1,6 @@
-#include "report/json_escape.h"
+#include "results/json_escape.h"
 
-namespace sb::report {
+namespace sb::results {
 
 namespace {
 
@@ -86,4 +86,4 @@ void append_json_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
-}  // namespace sb::report
+}  // namespace sb::results

@@ -10,9 +10,9 @@
 
 #include "metrics/run_summary.h"
 
-namespace sb::report {
+namespace sb::results {
 
 std::string summary_csv_header();                                 // ends with '\n'
 std::string summary_csv_row(const metrics::RunSummary& summary);  // ends with '\n'
 
-}  // namespace sb::report
+}  // namespace sb::results

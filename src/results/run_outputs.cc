@@ -1,4 +1,4 @@
-#include "report/run_outputs.h"
+#include "results/run_outputs.h"
 
 #include <unistd.h>
 
@@ -9,10 +9,10 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
-#include "report/summary_csv.h"
-#include "report/summary_json.h"
+#include "results/summary_csv.h"
+#include "results/summary_json.h"
 
-namespace sb::report {
+namespace sb::results {
 
 void write_file_atomically(const std::string& path, std::string_view content) {
   const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
@@ -40,4 +40,4 @@ void write_run_outputs(const std::string& dir, const metrics::RunSummary& summar
   write_file_atomically(dir + "/summary.csv", summary_csv_header() + summary_csv_row(summary));
 }
 
-}  // namespace sb::report
+}  // namespace sb::results

@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-namespace sb::report {
+namespace sb::results {
 
 // Appends `s` to `out` as a quoted JSON string: '"' and '\\' escaped, control characters
 // (< 0x20) as \n, \r, \t, \b, \f or \u00XX, valid UTF-8 copied as is, and every byte that is
@@ -12,4 +12,4 @@ namespace sb::report {
 // and valid JSON, whatever the input bytes.
 void append_json_string(std::string& out, std::string_view s);
 
-}  // namespace sb::report
+}  // namespace sb::results

@@ -1,8 +1,8 @@
-#include "report/summary_json.h"
+#include "results/summary_json.h"
 
 #include <cmath>
 
-namespace sb::report {
+namespace sb::results {
 
 namespace {
 
@@ -79,9 +79,9 @@ json token_sources_json(const TokenSourceStats& s) {
 
 // {"bleu", "chrf", "rouge_l", "exact_match", "scored", "empty_references"} (request_quality.h).
 json quality_json(const quality::CorpusQuality& q) {
-  return {{"bleu", q.bleu},       {"chrf", q.chrf},     {"rouge_l", q.rouge_l},
-          {"exact_match", q.exact_match}, {"scored", q.scored},
-          {"empty_references", q.empty_references}};
+  return {{"bleu", q.bleu},       {"chrf", q.chrf},
+          {"rouge_l", q.rouge_l}, {"exact_match", q.exact_match},
+          {"scored", q.scored},   {"empty_references", q.empty_references}};
 }
 
 json timeseries_json(const std::vector<TimeBucket>& buckets) {
@@ -149,4 +149,4 @@ json summary_to_json(const RunSummary& s, const RunInfo& info) {
   return out;
 }
 
-}  // namespace sb::report
+}  // namespace sb::results

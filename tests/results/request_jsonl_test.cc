@@ -1,12 +1,12 @@
-#include "report/request_jsonl.h"
+#include "results/request_jsonl.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "report/json_escape.h"
+#include "results/json_escape.h"
 
-namespace sb::report {
+namespace sb::results {
 namespace {
 
 using metrics::kNoTime;
@@ -191,4 +191,4 @@ TEST(RequestJsonl, ParseErrors) {
 }
 
 }  // namespace
-}  // namespace sb::report
+}  // namespace sb::results

@@ -1,4 +1,4 @@
-#include "report/request_log.h"
+#include "results/request_log.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,9 +9,9 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
-#include "report/request_jsonl.h"
+#include "results/request_jsonl.h"
 
-namespace sb::report {
+namespace sb::results {
 
 namespace {
 constexpr size_t kEarlyFlushBytes = size_t{4} << 20;
@@ -105,4 +105,4 @@ void RequestLog::close() {
   if (!error.empty()) throw Error(error);
 }
 
-}  // namespace sb::report
+}  // namespace sb::results

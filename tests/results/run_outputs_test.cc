@@ -1,4 +1,4 @@
-#include "report/run_outputs.h"
+#include "results/run_outputs.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -7,12 +7,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "../report/fixture.h"
 #include "common/error.h"
-#include "fixture.h"
-#include "report/summary_csv.h"
+#include "results/summary_csv.h"
 
-namespace sb::report {
+namespace sb::results {
 namespace {
+
+namespace testing = sb::report::testing;  // the report tests' fixture run
 
 namespace fs = std::filesystem;
 
@@ -55,4 +57,4 @@ TEST(RunOutputs, MissingDirectoryThrows) {
 }
 
 }  // namespace
-}  // namespace sb::report
+}  // namespace sb::results

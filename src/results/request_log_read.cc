@@ -1,4 +1,4 @@
-#include "report/request_log_read.h"
+#include "results/request_log_read.h"
 
 #include <algorithm>
 #include <fstream>
@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
-#include "report/request_jsonl.h"
+#include "results/request_jsonl.h"
 
-namespace sb::report {
+namespace sb::results {
 
 RequestLogContents read_request_log(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -39,4 +39,4 @@ std::vector<metrics::RequestRecord> read_back_run_records(const std::string& pat
   return std::move(c.records);
 }
 
-}  // namespace sb::report
+}  // namespace sb::results

@@ -1,4 +1,4 @@
-#include "report/summary_csv.h"
+#include "results/summary_csv.h"
 
 #include <cmath>
 #include <initializer_list>
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-namespace sb::report {
+namespace sb::results {
 
 namespace {
 
@@ -70,4 +70,4 @@ std::string summary_csv_row(const RunSummary& s) {
   return out;
 }
 
-}  // namespace sb::report
+}  // namespace sb::results

@@ -1,4 +1,4 @@
-#include "report/request_jsonl.h"
+#include "results/request_jsonl.h"
 
 #include <cmath>
 #include <iterator>
@@ -10,9 +10,9 @@
 
 #include "common/error.h"
 #include "quality/quality_json.h"
-#include "report/json_escape.h"
+#include "results/json_escape.h"
 
-namespace sb::report {
+namespace sb::results {
 
 namespace {
 
@@ -205,4 +205,4 @@ RequestRecord parse_request_jsonl(std::string_view line) {
   return r;
 }
 
-}  // namespace sb::report
+}  // namespace sb::results

@@ -1,4 +1,4 @@
-#include "report/request_log.h"
+#include "results/request_log.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -13,7 +13,7 @@
 
 #include "common/error.h"
 
-namespace sb::report {
+namespace sb::results {
 namespace {
 
 namespace fs = std::filesystem;
@@ -107,4 +107,4 @@ TEST_F(RequestLogTest, MissingDirectoryThrows) {
 }
 
 }  // namespace
-}  // namespace sb::report
+}  // namespace sb::results

@@ -1,14 +1,16 @@
-#include "report/summary_csv.h"
+#include "results/summary_csv.h"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 #include <vector>
 
-#include "fixture.h"
+#include "../report/fixture.h"
 
-namespace sb::report {
+namespace sb::results {
 namespace {
+
+namespace testing = sb::report::testing;  // the report tests' fixture run
 
 std::vector<std::string> split(std::string line) {
   if (!line.empty() && line.back() == '\n') line.pop_back();
@@ -63,4 +65,4 @@ TEST(SummaryCsv, OpenLoopAndEmpty) {
 }
 
 }  // namespace
-}  // namespace sb::report
+}  // namespace sb::results
