@@ -35,7 +35,13 @@ bool has_references(const workload::PromptSource& prompts) {
   return false;
 }
 
+thread_local bool t_event_loop = false;
+
 }  // namespace
+
+bool on_event_loop_thread() {
+  return t_event_loop;
+}
 
 int WorkerCounters::ttft_bucket(double ms) {
   const int b = static_cast<int>(8.0 * std::log2(std::max(0.0, ms) + 1.0));
@@ -67,9 +73,15 @@ Worker::Worker(int index, int worker_count, Shared shared)
     templates_.push_back(std::move(t));
   }
   idle_.resize(endpoints);
-  keep_text_ = c.keep_output_text || c.save_outputs || has_references(shared.prompts) ||
-               shared.prompts.tokenizer() != nullptr;  // --tokenizer counts the output text
-  thread_ = std::thread([this] { io_.run(); });
+  const bool references = has_references(shared.prompts);
+  const bool tokenizer = shared.prompts.tokenizer() != nullptr;  // --tokenizer counts the text
+  keep_text_ = c.keep_output_text || c.save_outputs || references || tokenizer;
+  if (references || tokenizer)
+    finisher_ = std::make_unique<RecordFinisher>([this](FinishJob& job) { finish(job); });
+  thread_ = std::thread([this] {
+    t_event_loop = true;
+    io_.run();
+  });
 }
 
 Worker::~Worker() {
@@ -77,12 +89,15 @@ Worker::~Worker() {
 }
 
 void Worker::join() {
-  if (!thread_.joinable()) return;
-  asio::post(io_, [this] {
-    for (auto& pool : idle_) pool.clear();
-    guard_.reset();
-  });
-  thread_.join();
+  if (thread_.joinable()) {
+    asio::post(io_, [this] {
+      for (auto& pool : idle_) pool.clear();
+      guard_.reset();
+    });
+    thread_.join();
+  }
+  // After the loop: every record it handed over is in the queue by now.
+  if (finisher_) finisher_->close();
 }
 
 void Worker::cancel_in_flight() {
@@ -119,7 +134,7 @@ awaitable<void> Worker::one_request(Phase& phase, uint64_t id, TimePoint t_sched
   record.id = id;
   record.warmup = phase.warmup;
   record.t_sched_ns = ns_since(shared_.run_start, t_sched);
-  const workload::WorkItem item = shared_.prompts.item(id);
+  workload::WorkItem item = shared_.prompts.item(id);
   record.request_class = item.request_class.empty() ? "default" : item.request_class;
   record.input_tokens = item.input_tokens;
   const std::string body = adapter_->build_body(protocol::Prompt{
@@ -145,20 +160,29 @@ awaitable<void> Worker::one_request(Phase& phase, uint64_t id, TimePoint t_sched
     record.error_class = ErrorClass::cancelled;
     record.error = "cancelled by the client after an interrupt";
   }
-  // --tokenizer: output tokens counted exactly from the text; the server's count is kept as
-  // the alternative, for the discrepancy in summary.json (workload/output_tokens.h).
-  if (const auto* tok = shared_.prompts.tokenizer()) workload::count_output_tokens(*tok, record);
-  // Quality (src/quality): score a successful response against its reference, keeping only
-  // the scores and their sufficient statistics; the text stays only with --save-outputs.
-  if (record.ok() && !item.reference.empty())
-    record.quality = std::make_shared<const quality::RequestQuality>(quality::score_request(
-        record.output_text, item.reference, shared_.config.quality_tokenize));
-  if (!shared_.config.save_outputs) std::string().swap(record.output_text);
   counters_.in_flight.fetch_sub(1, std::memory_order_relaxed);
   counters_.done.fetch_add(1, std::memory_order_relaxed);
   if (!record.ok()) counters_.errors.fetch_add(1, std::memory_order_relaxed);
   if (const auto ttft = record.ttft_ms())
     counters_.ttft[WorkerCounters::ttft_bucket(*ttft)].fetch_add(1, std::memory_order_relaxed);
+  FinishJob job{std::move(record), std::move(item.reference)};
+  if (finisher_)
+    finisher_->push(std::move(job));
+  else
+    finish(job);
+}
+
+void Worker::finish(FinishJob& job) {
+  metrics::RequestRecord& record = job.record;
+  // --tokenizer: output tokens counted exactly from the text; the server's count is kept as
+  // the alternative, for the discrepancy in summary.json (workload/output_tokens.h).
+  if (const auto* tok = shared_.prompts.tokenizer()) workload::count_output_tokens(*tok, record);
+  // Quality (src/quality): score a successful response against its reference, keeping only
+  // the scores and their sufficient statistics; the text stays only with --save-outputs.
+  if (record.ok() && !job.reference.empty())
+    record.quality = std::make_shared<const quality::RequestQuality>(
+        quality::score_request(record.output_text, job.reference, shared_.config.quality_tokenize));
+  if (!shared_.config.save_outputs) std::string().swap(record.output_text);
   counters_.output_tokens.fetch_add(
       static_cast<uint64_t>(std::max<int64_t>(0, record.output_tokens)), std::memory_order_relaxed);
   shared_.sink(record);

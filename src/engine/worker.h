@@ -12,6 +12,7 @@
 
 #include "common/asio.h"
 #include "config/engine_config.h"
+#include "engine/record_finisher.h"
 #include "engine/request_runner.h"
 #include "metrics/request_record.h"
 #include "workload/prompt_source.h"
@@ -50,6 +51,10 @@ struct WorkerCounters {
 
 using RecordSink = std::function<void(const metrics::RequestRecord&)>;
 
+// True on a thread that runs a worker's event loop (a check for code that must stay off it,
+// e.g. quality scoring; tests).
+bool on_event_loop_thread();
+
 class Worker {
  public:
   struct Shared {
@@ -57,7 +62,9 @@ class Worker {
     const net::ClientContext& client;
     const workload::PromptSource& prompts;
     TimePoint run_start;
-    const RecordSink& sink;         // called on the worker thread as each request ends; thread-safe
+    // Called once per request after it ends: on the worker's loop thread, or on its finisher
+    // thread when the run recounts tokens or scores quality (record_finisher.h). Thread-safe.
+    const RecordSink& sink;
     const std::atomic<bool>& stop;  // set on interrupt: issue nothing more
     // Several endpoints (EngineConfig::extra_endpoints): clients[i] serves endpoint i
     // (clients[0] is `client`), picker chooses one per request. Null: `client` only.
@@ -74,7 +81,8 @@ class Worker {
   std::future<void> run_phase(Phase& phase, int64_t slots);
   // Closes every connection, failing in-flight requests as `cancelled`.
   void cancel_in_flight();
-  // Stops the event loop and joins the thread; then records() may be taken.
+  // Stops the event loop and joins the thread, then delivers what the finisher still holds
+  // and joins it; then records() may be taken.
   void join();
   std::vector<metrics::RequestRecord>& records() { return records_; }
   // The latest t_end_ns of this worker's requests (kept or not); 0 before any ended.
@@ -88,6 +96,9 @@ class Worker {
   std::unique_ptr<Channel> acquire_channel(size_t endpoint);
   void release_channel(std::unique_ptr<Channel> channel, size_t endpoint);
   void wake(asio::steady_timer& timer) { timer.cancel(); }
+  // The post-processing of one record and its delivery (sink, records_, last_end_ns_): on the
+  // finisher's thread when there is one, else on the loop (then it has no heavy work to do).
+  void finish(FinishJob& job);
 
   int index_;
   int worker_count_;
@@ -100,11 +111,14 @@ class Worker {
   std::vector<Channel*> active_;
   bool cancelled_ = false;
   bool keep_text_ = false;  // record output_text: asked for, or needed to score quality
+  // Written by finish() only (one thread: the finisher's when there is one, else the loop's).
   std::vector<metrics::RequestRecord> records_;
   int64_t last_end_ns_ = 0;
   WorkerCounters counters_;
   int64_t in_flight_ = 0;
   asio::steady_timer slot_freed_;
+  // Tokenizer recounts and quality scores, off the loop; null when the run has neither.
+  std::unique_ptr<RecordFinisher> finisher_;
   std::thread thread_;
 };
 
