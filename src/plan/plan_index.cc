@@ -10,8 +10,9 @@
 
 #include "report/gpu_use.h"
 #include "report/run_folder.h"
-#include "results/run_outputs.h"
 #include "report/study_tables.h"
+#include "results/run_outputs.h"
+#include "results/summary_read.h"
 
 namespace sb::plan {
 namespace {
@@ -64,7 +65,7 @@ void PlanIndex::add(IndexRow row) {
       row.gpu_mem_used_peak_mib = g.mem_used_peak_mib;
       row.sm_util_mean_pct = g.sm_util_mean_pct;
       row.mem_bw_util_mean_pct = g.mem_bw_util_mean_pct;
-      row.sim_time_scale = report::number_at(s, {"config", "sim_time_scale"});
+      row.sim_time_scale = results::summary_from_json(s).facts.sim_time_scale;
     }
   }
   runs_.push_back(std::move(row));

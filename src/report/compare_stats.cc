@@ -137,8 +137,8 @@ std::vector<MetricDef> metric_defs() {
     d.push_back({tokens ? "output_tps" : "throughput_rps", tokens ? "tok/s" : "req/s", true, st,
                  [](const Samples& s) { return s.gap_s.size(); },
                  [st, tokens](const RunData& r, const Samples& s) {
-                   auto v = number_at(r.summary, {"throughput", tokens ? "output_tokens_per_s"
-                                                                       : "requests_per_s"});
+                   auto v = tokens ? r.view.throughput.output_tokens_per_s
+                                   : r.view.throughput.requests_per_s;
                    return v ? v : st(s, nullptr);
                  }});
   }

@@ -48,9 +48,9 @@ std::string slug(std::string s) {
   return s;
 }
 
-std::optional<double> metric(const json& s, const char* key, const char* stat) {
-  if (!s.contains("metrics") || !s["metrics"].contains(key)) return std::nullopt;
-  return number_at(s["metrics"][key], {stat});
+std::optional<double> metric(const results::SummaryView& s, const char* key, const char* stat) {
+  const results::DistributionView* d = s.metrics.find(key);
+  return d ? d->stat(stat) : std::nullopt;
 }
 
 svg::Axis load_axis(const std::string& kind) {
@@ -123,12 +123,12 @@ std::vector<Chart> load_charts(const std::vector<RunGroup>& groups) {
         return c;
       };
       auto chart = [&](const std::string& id, const std::string& title, svg::Axis y,
-                       auto value) {  // value(const json&) -> optional<double>
+                       auto value) {  // value(const results::SummaryView&) -> optional<double>
         svg::LineChart c = frame(id, title, y);
         for (const RunGroup* g : gs) {
           svg::Series s{g->backend, {}, backend_color(backends, g->backend), ""};
           for (const RunData* r : g->runs)
-            if (auto v = value(r->summary)) s.points.push_back({load_of(r->summary).value, *v});
+            if (auto v = value(r->view)) s.points.push_back({load_of(r->view).value, *v});
           c.series.push_back(s);
         }
         // Goodput exists only when prof was given --goodput: no chart rather than an empty one.
@@ -137,13 +137,9 @@ std::vector<Chart> load_charts(const std::vector<RunGroup>& groups) {
         if (!empty || id != "goodput") out.push_back({c.id, svg::render_line_chart(c)});
       };
       chart("throughput-rps", "Throughput (requests/s) vs load", {"throughput", "req/s", {}, {}},
-            [](const json& s) {
-              return number_at(s, {"throughput", "requests_per_s"});
-            });
+            [](const results::SummaryView& s) { return s.throughput.requests_per_s; });
       chart("throughput-tokens", "Output tokens/s vs load", {"output throughput", "tok/s", {}, {}},
-            [](const json& s) {
-              return number_at(s, {"throughput", "output_tokens_per_s"});
-            });
+            [](const results::SummaryView& s) { return s.throughput.output_tokens_per_s; });
       for (const LatencyMetric& lm : kLatency) {
         svg::LineChart c = frame(fmt::format("latency-{}", slug(lm.key)),
                                  fmt::format("{} p50 (solid) / p99 (dashed) vs load", lm.label),
@@ -155,21 +151,20 @@ std::vector<Chart> load_charts(const std::vector<RunGroup>& groups) {
                           backend_color(backends, g->backend),
                           std::string_view(stat) == "p99" ? "6 3" : ""};
             for (const RunData* r : g->runs)
-              if (auto v = metric(r->summary, lm.key, stat))
-                s.points.push_back({load_of(r->summary).value, *v});
+              if (auto v = metric(r->view, lm.key, stat))
+                s.points.push_back({load_of(r->view).value, *v});
             c.series.push_back(s);
           }
         out.push_back({c.id, svg::render_line_chart(c)});
       }
       chart("error-rate", "Error rate vs load", {"error rate", "%", 0.0, 100.0},
-            [](const json& s) -> std::optional<double> {
-              auto e = error_rate(s);
+            [](const results::SummaryView& s) -> std::optional<double> {
+              auto e = results::error_rate(s);
               return e ? std::optional<double>(*e * 100) : std::nullopt;
             });
       chart("goodput", "Goodput (requests/s meeting the prof --goodput SLOs) vs load",
-            {"goodput", "req/s", {}, {}}, [](const json& s) {
-              return number_at(s, {"goodput", "requests_per_s"});
-            });
+            {"goodput", "req/s", {}, {}},
+            [](const results::SummaryView& s) { return s.goodput.requests_per_s; });
     }
   }
   return out;
@@ -198,8 +193,8 @@ std::vector<Chart> pareto_charts(const std::vector<RunGroup>& groups) {
       if (g.load_kind != "concurrency" || g.scenario != sc) continue;
       svg::Series s{g.backend, {}, backend_color(backends, g.backend), ""};
       for (const RunData* r : g.runs) {
-        const auto tok = number_at(r->summary, {"throughput", "output_tokens_per_s"});
-        const double conc = load_of(r->summary).value;
+        const auto tok = r->view.throughput.output_tokens_per_s;
+        const double conc = load_of(r->view).value;
         if (!tok || !(conc > 0)) continue;
         s.points.push_back({*tok / conc, *tok});
         all.push_back(s.points.back());
@@ -311,8 +306,8 @@ std::vector<Chart> telemetry_charts(const RunData& r, size_t index) {
 
 std::vector<Chart> timeseries_charts(const RunData& r, size_t index) {
   std::vector<Chart> out;
-  const json ts = r.summary.value("timeseries", json::array());
-  if (!ts.is_array() || ts.size() < kMinBuckets) return telemetry_charts(r, index);
+  const std::vector<results::TimeBucketView>& ts = r.view.timeseries;
+  if (ts.size() < kMinBuckets) return telemetry_charts(r, index);
   auto chart = [&](const char* id, std::string title, svg::Axis y,
                    std::vector<std::pair<const char*, const char*>> fields) {
     svg::LineChart c;
@@ -323,9 +318,9 @@ std::vector<Chart> timeseries_charts(const RunData& r, size_t index) {
     c.markers = ts.size() <= 300;
     for (const auto& [field, name] : fields) {
       svg::Series s{name, {}};
-      for (const json& b : ts)
-        if (auto t = number_at(b, {"t_s"}))
-          if (auto v = number_at(b, {field})) s.points.push_back({*t, *v});
+      for (const results::TimeBucketView& b : ts)
+        if (auto t = b.t_s)
+          if (auto v = b.field(field)) s.points.push_back({*t, *v});
       c.series.push_back(s);
     }
     out.push_back({c.id, svg::render_line_chart(c)});
@@ -393,8 +388,9 @@ std::vector<Chart> quality_charts(const std::vector<RunGroup>& groups) {
   std::map<std::string, size_t> series_of;
   for (const RunGroup& g : groups)
     for (const RunData* r : g.runs) {
-      const auto bleu = number_at(r->summary, {"quality", "bleu"});
-      const auto p99 = metric(r->summary, "e2e_ms", "p99");
+      std::optional<double> bleu;
+      if (r->view.quality) bleu = r->view.quality->bleu;
+      const auto p99 = metric(r->view, "e2e_ms", "p99");
       if (!bleu || !p99) continue;
       auto [pos, added] = series_of.emplace(g.backend, c.series.size());
       if (added) c.series.push_back({g.backend, {}});
@@ -510,7 +506,7 @@ std::string render_html_report(const std::vector<RunData>& runs, const ReportOpt
       fmt::format_to(it,
                      "<p>Too few time buckets for an over-time chart ({} of {} needed; a "
                      "shorter --bucket-interval gives more).</p>",
-                     runs[i].summary.value("timeseries", json::array()).size(), kMinBuckets);
+                     runs[i].view.timeseries.size(), kMinBuckets);
     else
       charts_div(out, charts);
     out += "</details>";

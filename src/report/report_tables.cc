@@ -11,9 +11,13 @@ using nlohmann::json;
 
 namespace {
 
-std::optional<double> m(const json& s, const char* metric, const char* stat) {
-  if (!s.contains("metrics") || !s["metrics"].contains(metric)) return std::nullopt;
-  return number_at(s["metrics"][metric], {stat});
+std::optional<double> m(const results::SummaryView& s, const char* metric, const char* stat) {
+  const results::DistributionView* d = s.metrics.find(metric);
+  return d ? d->stat(stat) : std::nullopt;
+}
+
+std::optional<double> num(const std::optional<int64_t>& n) {
+  return n ? std::optional<double>(static_cast<double>(*n)) : std::nullopt;
 }
 
 std::optional<double> pct(std::optional<double> fraction) {
@@ -35,18 +39,16 @@ Table run_summary_table(const std::vector<RunData>& runs) {
            "ITL p50 ms", "ITL p99 ms", "e2e p50 ms", "e2e p99 ms"},
           {}};
   for (const RunData& r : runs) {
-    const json& s = r.summary;
+    const results::SummaryView& s = r.view;
     const LoadPoint l = load_of(s);
     t.rows.push_back(
         {r.name, r.backend, r.scenario, load_label(l.kind, l.value),
-         fmt::format("{} / {}", cell(number_at(s, {"run", "requests", "ok"}), 0),
-                     cell(number_at(s, {"run", "requests", "total"}), 0)),
-         cell(pct(error_rate(s))), cell(number_at(s, {"throughput", "requests_per_s"})),
-         cell(number_at(s, {"throughput", "output_tokens_per_s"})),
-         cell(number_at(s, {"goodput", "requests_per_s"})), cell(m(s, "ttft_ms", "p50")),
-         cell(m(s, "ttft_ms", "p99")), cell(m(s, "tpot_ms", "p50")), cell(m(s, "tpot_ms", "p99")),
-         cell(m(s, "itl_ms", "p50")), cell(m(s, "itl_ms", "p99")), cell(m(s, "e2e_ms", "p50")),
-         cell(m(s, "e2e_ms", "p99"))});
+         fmt::format("{} / {}", cell(num(s.requests.ok), 0), cell(num(s.requests.total), 0)),
+         cell(pct(results::error_rate(s))), cell(s.throughput.requests_per_s),
+         cell(s.throughput.output_tokens_per_s), cell(s.goodput.requests_per_s),
+         cell(m(s, "ttft_ms", "p50")), cell(m(s, "ttft_ms", "p99")), cell(m(s, "tpot_ms", "p50")),
+         cell(m(s, "tpot_ms", "p99")), cell(m(s, "itl_ms", "p50")), cell(m(s, "itl_ms", "p99")),
+         cell(m(s, "e2e_ms", "p50")), cell(m(s, "e2e_ms", "p99"))});
   }
   return t;
 }
@@ -60,7 +62,7 @@ std::vector<Table> comparison_tables(const std::vector<RunGroup>& groups) {
     if (std::find(scenarios.begin(), scenarios.end(), g.scenario) == scenarios.end())
       scenarios.push_back(g.scenario);
     for (const RunData* r : g.runs) {
-      const std::pair<std::string, double> l{g.load_kind, load_of(r->summary).value};
+      const std::pair<std::string, double> l{g.load_kind, load_of(r->view).value};
       if (std::find(loads.begin(), loads.end(), l) == loads.end()) loads.push_back(l);
     }
   }
@@ -79,13 +81,13 @@ std::vector<Table> comparison_tables(const std::vector<RunGroup>& groups) {
         for (const RunGroup& g : groups) {
           if (g.backend != b || g.scenario != sc || g.load_kind != kind) continue;
           for (const RunData* r : g.runs)
-            if (load_of(r->summary).value == value) {
-              c = fmt::format("P99 {} ms · {} req/s", cell(m(r->summary, "e2e_ms", "p99"), 1),
-                              cell(number_at(r->summary, {"throughput", "requests_per_s"})));
+            if (load_of(r->view).value == value) {
+              c = fmt::format("P99 {} ms · {} req/s", cell(m(r->view, "e2e_ms", "p99"), 1),
+                              cell(r->view.throughput.requests_per_s));
               // Quality beside speed when the run was scored against references.
-              if (auto bleu = number_at(r->summary, {"quality", "bleu"}))
+              if (auto bleu = r->view.quality ? r->view.quality->bleu : std::nullopt)
                 c += fmt::format(" · BLEU {} · chrF {}", cell(bleu, 1),
-                                 cell(number_at(r->summary, {"quality", "chrf"}), 1));
+                                 cell(r->view.quality->chrf, 1));
             }
         }
         row.push_back(c);
@@ -107,7 +109,7 @@ Table peak_table(const std::vector<RunGroup>& groups, const std::vector<SlaRule>
     const auto peak = peak_qps(g);
     std::optional<double> tok;
     for (const RunData* r : g.runs) {
-      const auto v = number_at(r->summary, {"throughput", "output_tokens_per_s"});
+      const auto v = r->view.throughput.output_tokens_per_s;
       if (v && (!tok || *v > *tok)) tok = v;
     }
     const auto stable = max_stable_load(g, rules, max_error_rate);
@@ -124,10 +126,10 @@ Table sla_table(const std::vector<RunData>& runs, const std::vector<SlaRule>& ru
   if (rules.empty()) return t;
   t.header.push_back("verdict");
   for (const RunData& run : runs) {
-    const LoadPoint l = load_of(run.summary);
+    const LoadPoint l = load_of(run.view);
     std::vector<std::string> row{run.name, run.backend, run.scenario, load_label(l.kind, l.value)};
     bool all = true;
-    for (const SlaResult& res : check_sla(run.summary, rules)) {
+    for (const SlaResult& res : check_sla(run.view, rules)) {
       all = all && res.pass;
       row.push_back(fmt::format("{} {}", res.pass ? "PASS" : "FAIL", cell(res.value)));
     }

@@ -25,22 +25,23 @@ std::string short_metric(const std::string& m) {
 }
 
 // The rule's number in model time: a time-scaled simulator's latencies ÷ S, rates × S.
-std::optional<double> sla_value(const json& s, const SlaRule& r) {
-  const double scale = time_scale_of(s);
+std::optional<double> sla_value(const results::SummaryView& s, const SlaRule& r) {
+  const double scale = s.facts.time_scale();
   if (r.metric == "error_rate_pct") {
-    auto e = error_rate(s);
+    auto e = results::error_rate(s);
     return e ? std::optional<double>(*e * 100) : std::nullopt;
   }
   if (r.metric == "min_rps") {
-    auto q = number_at(s, {"throughput", "requests_per_s"});
+    auto q = s.throughput.requests_per_s;
     return q ? std::optional<double>(*q * scale) : std::nullopt;
   }
   if (r.metric == "min_goodput_pct") {
-    auto f = number_at(s, {"goodput", "fraction"});
+    auto f = s.goodput.fraction;
     return f ? std::optional<double>(*f * 100) : std::nullopt;
   }
-  if (!s.contains("metrics") || !s["metrics"].contains(r.metric)) return std::nullopt;
-  auto v = number_at(s["metrics"][r.metric], {r.stat.c_str()});
+  const results::DistributionView* d = s.metrics.find(r.metric);
+  if (!d) return std::nullopt;
+  auto v = d->stat(r.stat);
   return v ? std::optional<double>(*v / scale) : std::nullopt;
 }
 
@@ -97,13 +98,11 @@ SlaRule parse_sla(std::string_view text) {
 }
 
 std::optional<double> error_rate(const json& s) {
-  const auto total = number_at(s, {"run", "requests", "total"});
-  const auto failed = number_at(s, {"run", "requests", "failed"});
-  if (!total || *total <= 0) return std::nullopt;
-  return failed.value_or(0) / *total;
+  return results::error_rate(results::summary_from_json(s));
 }
 
-std::vector<SlaResult> check_sla(const json& summary, const std::vector<SlaRule>& rules) {
+std::vector<SlaResult> check_sla(const results::SummaryView& summary,
+                                 const std::vector<SlaRule>& rules) {
   std::vector<SlaResult> out;
   for (const SlaRule& r : rules) {
     SlaResult res{r, sla_value(summary, r), r.missing_passes};
@@ -113,11 +112,19 @@ std::vector<SlaResult> check_sla(const json& summary, const std::vector<SlaRule>
   return out;
 }
 
-std::vector<SlaRule> effective_rules(const json& summary, const std::vector<SlaRule>& given) {
+std::vector<SlaResult> check_sla(const json& summary, const std::vector<SlaRule>& rules) {
+  return check_sla(results::summary_from_json(summary), rules);
+}
+
+std::vector<SlaRule> effective_rules(const results::SummaryView& summary,
+                                     const std::vector<SlaRule>& given) {
   if (!given.empty()) return given;
   std::vector<SlaRule> out;
-  for (const char* m : {"ttft_ms", "tpot_ms", "e2e_ms"})
-    if (auto bound = number_at(summary, {"goodput", "slo", m})) {
+  const metrics::Slo& slo = summary.goodput.slo;
+  for (const auto& [m, bound] :
+       {std::pair{"ttft_ms", slo.ttft_ms}, std::pair{"tpot_ms", slo.tpot_ms},
+        std::pair{"e2e_ms", slo.e2e_ms}})
+    if (bound) {
       SlaRule r = parse_sla(fmt::format("p99_{}:{}", m, *bound));
       r.missing_passes = std::string_view(m) == "tpot_ms";  // as the plan's slo_met
       out.push_back(r);
@@ -125,13 +132,21 @@ std::vector<SlaRule> effective_rules(const json& summary, const std::vector<SlaR
   return out;
 }
 
-bool is_stable(const json& summary, const std::vector<SlaRule>& rules, double max_error_rate) {
-  const auto total = number_at(summary, {"run", "requests", "total"}).value_or(0);
+std::vector<SlaRule> effective_rules(const json& summary, const std::vector<SlaRule>& given) {
+  return effective_rules(results::summary_from_json(summary), given);
+}
+
+bool is_stable(const results::SummaryView& summary, const std::vector<SlaRule>& rules,
+               double max_error_rate) {
+  const auto total = summary.requests.total.value_or(0);
   bool met = true;
   for (const SlaResult& r : check_sla(summary, effective_rules(summary, rules)))
     met = met && r.pass;
-  return stable_load(static_cast<int64_t>(total), met, error_rate(summary).value_or(1),
-                     max_error_rate);
+  return stable_load(total, met, results::error_rate(summary).value_or(1), max_error_rate);
+}
+
+bool is_stable(const json& summary, const std::vector<SlaRule>& rules, double max_error_rate) {
+  return is_stable(results::summary_from_json(summary), rules, max_error_rate);
 }
 
 std::string RunGroup::name() const {
@@ -141,7 +156,7 @@ std::string RunGroup::name() const {
 std::vector<RunGroup> group_runs(const std::vector<RunData>& runs) {
   std::vector<RunGroup> groups;
   for (const RunData& r : runs) {
-    const LoadPoint l = load_of(r.summary);
+    const LoadPoint l = load_of(r.view);
     auto it = std::find_if(groups.begin(), groups.end(), [&](const RunGroup& g) {
       return g.backend == r.backend && g.scenario == r.scenario && g.load_kind == l.kind;
     });
@@ -153,7 +168,7 @@ std::vector<RunGroup> group_runs(const std::vector<RunData>& runs) {
   }
   for (RunGroup& g : groups)
     std::stable_sort(g.runs.begin(), g.runs.end(), [](const RunData* a, const RunData* b) {
-      return load_of(a->summary).value < load_of(b->summary).value;
+      return load_of(a->view).value < load_of(b->view).value;
     });
   return groups;
 }
@@ -161,8 +176,8 @@ std::vector<RunGroup> group_runs(const std::vector<RunData>& runs) {
 std::optional<Peak> peak_qps(const RunGroup& g) {
   std::optional<Peak> best;
   for (const RunData* r : g.runs) {
-    const auto q = number_at(r->summary, {"throughput", "requests_per_s"});
-    if (q && (!best || *q > best->requests_per_s)) best = Peak{*q, load_of(r->summary).value, r};
+    const auto q = r->view.throughput.requests_per_s;
+    if (q && (!best || *q > best->requests_per_s)) best = Peak{*q, load_of(r->view).value, r};
   }
   return best;
 }
@@ -171,8 +186,8 @@ std::optional<double> max_stable_load(const RunGroup& g, const std::vector<SlaRu
                                       double max_error_rate) {
   std::optional<double> best;
   for (const RunData* r : g.runs) {
-    if (!is_stable(r->summary, rules, max_error_rate)) break;
-    best = load_of(r->summary).value;
+    if (!is_stable(r->view, rules, max_error_rate)) break;
+    best = load_of(r->view).value;
   }
   return best;
 }

@@ -48,15 +48,22 @@ struct SlaResult {
   std::optional<double> value;  // in model time (÷ S, rates × S); nullopt: no such number
   bool pass = false;
 };
+std::vector<SlaResult> check_sla(const results::SummaryView& summary,
+                                 const std::vector<SlaRule>& rules);
 std::vector<SlaResult> check_sla(const nlohmann::json& summary, const std::vector<SlaRule>& rules);
 
 // The rules a run is held to: `given` when not empty, else its summary's goodput.slo bounds
 // (ttft_ms, tpot_ms, e2e_ms) as P99 limits.
+std::vector<SlaRule> effective_rules(const results::SummaryView& summary,
+                                     const std::vector<SlaRule>& given);
 std::vector<SlaRule> effective_rules(const nlohmann::json& summary,
                                      const std::vector<SlaRule>& given);
 
-std::optional<double> error_rate(const nlohmann::json& summary);  // fraction, nullopt if empty
+// Fraction, nullopt if empty (results::error_rate of the typed summary).
+std::optional<double> error_rate(const nlohmann::json& summary);
 // stable_load over effective_rules(summary, rules).
+bool is_stable(const results::SummaryView& summary, const std::vector<SlaRule>& rules,
+               double max_error_rate);
 bool is_stable(const nlohmann::json& summary, const std::vector<SlaRule>& rules,
                double max_error_rate);
 

@@ -116,14 +116,12 @@ std::optional<double> number_at(const json& j, std::initializer_list<const char*
   return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }
 
-std::string backend_of(const json& s) {
-  const json cfg = s.value("config", json::object());
-  if (cfg.contains("provider") && cfg["provider"].is_string())  // plan and sweep runs
-    return cfg["provider"].get<std::string>();
-  if (cfg.contains("sim_preset") && cfg["sim_preset"].is_string())
-    return "sim:" + cfg["sim_preset"].get<std::string>();
-  if (cfg.contains("base_url") && cfg["base_url"].is_string()) {
-    std::string url = cfg["base_url"].get<std::string>();
+std::string backend_of(const results::SummaryView& s) {
+  const results::RunFacts& f = s.facts;
+  if (f.provider) return *f.provider;  // plan and sweep runs
+  if (f.sim_preset) return "sim:" + *f.sim_preset;
+  if (f.base_url) {
+    std::string url = *f.base_url;
     if (auto p = url.find("://"); p != std::string::npos) url = url.substr(p + 3);
     if (auto p = url.find('/'); p != std::string::npos) url = url.substr(0, p);
     if (!url.empty()) return url;
@@ -131,31 +129,37 @@ std::string backend_of(const json& s) {
   return "unknown";
 }
 
-std::string scenario_of(const json& s) {
-  const json cfg = s.value("config", json::object());
-  if (cfg.contains("scenario") && cfg["scenario"].is_string()) return cfg["scenario"];
-  if (const json w = cfg.value("workload", json::object());
-      w.is_object() && w.contains("scenario") && w["scenario"].is_string() &&
-      !w["scenario"].get<std::string>().empty())
-    return w["scenario"];  // `prof --scenario`
-  if (s.contains("classes") && s["classes"].is_object() && s["classes"].size() > 1) {
+std::string backend_of(const json& s) {
+  return backend_of(results::summary_from_json(s));
+}
+
+std::string scenario_of(const results::SummaryView& s) {
+  const results::RunFacts& f = s.facts;
+  if (f.scenario) return *f.scenario;
+  if (f.workload_scenario && !f.workload_scenario->empty())
+    return *f.workload_scenario;  // `prof --scenario`
+  if (s.classes.size() > 1) {
     std::string out;
-    for (const auto& [name, _] : s["classes"].items()) out += (out.empty() ? "" : "+") + name;
+    for (const auto& [name, _] : s.classes) out += (out.empty() ? "" : "+") + name;
     return out;
   }
-  const auto in = number_at(cfg, {"workload", "input_tokens"});
-  const auto out = number_at(cfg, {"workload", "output_tokens"});
-  if (in && out) return fmt::format("in{}/out{}", *in, *out);
+  if (f.workload_input_tokens && f.workload_output_tokens)
+    return fmt::format("in{}/out{}", *f.workload_input_tokens, *f.workload_output_tokens);
   return "default";
 }
 
+std::string scenario_of(const json& s) {
+  return scenario_of(results::summary_from_json(s));
+}
+
+LoadPoint load_of(const results::SummaryView& s) {
+  if (s.load.mode == "open")
+    return {"rate", s.load.target_rate.value_or(s.load.achieved_rate.value_or(0))};
+  return {"concurrency", s.load.concurrency.value_or(0)};
+}
+
 LoadPoint load_of(const json& s) {
-  const json load = s.value("load", json::object());
-  if (load.value("mode", "") == "open")
-    return {
-        "rate",
-        number_at(load, {"target_rate"}).value_or(number_at(load, {"achieved_rate"}).value_or(0))};
-  return {"concurrency", number_at(load, {"concurrency"}).value_or(0)};
+  return load_of(results::summary_from_json(s));
 }
 
 RunData load_run_folder(const std::string& dir, const std::string& backend_label) {
@@ -166,10 +170,11 @@ RunData load_run_folder(const std::string& dir, const std::string& backend_label
   run.dir = dir;
   run.name = folder_name(p);
   run.summary = load_summary(p / "summary.json");
-  run.backend = backend_label.empty() ? backend_of(run.summary) : backend_label;
-  run.scenario = scenario_of(run.summary);
+  run.view = results::summary_from_json(run.summary);
+  run.backend = backend_label.empty() ? backend_of(run.view) : backend_label;
+  run.scenario = scenario_of(run.view);
   load_requests(p / "requests.jsonl", run);
-  if (number_at(run.summary, {"run", "requests", "total"}).value_or(0) == 0)
+  if (run.view.requests.total.value_or(0) == 0)
     run.warnings.push_back(fmt::format("{}: empty run (no measured requests)", dir));
   return run;
 }

@@ -18,15 +18,18 @@
 #include <nlohmann/json.hpp>
 
 #include "metrics/request_record.h"
+#include "results/summary_read.h"
 
 namespace sb::report {
 
 struct RunData {
-  std::string dir;       // the folder as given or found
-  std::string name;      // the folder's own name (its last path component)
-  std::string backend;   // --label NAME, else config.provider, else config.sim_preset, else host:port
+  std::string dir;   // the folder as given or found
+  std::string name;  // the folder's own name (its last path component)
+  std::string
+      backend;  // --label NAME, else config.provider, else config.sim_preset, else host:port
   std::string scenario;  // see scenario_of()
   nlohmann::json summary;
+  results::SummaryView view;                    // summary, typed (results::summary_from_json)
   bool has_requests = false;                    // requests.jsonl was present
   std::vector<metrics::RequestRecord> records;  // every whole line, warm-up included
   int64_t skipped_lines = 0;                    // requests.jsonl lines that did not parse
@@ -44,10 +47,12 @@ std::vector<RunData> load_runs(const std::vector<std::string>& paths);
 // The backend a summary's config names: config.provider (plan and sweep runs), else
 // config.sim_preset ("sim:tgi"), else the host:port of
 // config.base_url, else "unknown".
+std::string backend_of(const results::SummaryView& summary);
 std::string backend_of(const nlohmann::json& summary);
 
 // The scenario: config.scenario when present, else the class names joined with "+" when the
 // run had several classes, else "in{input_tokens}/out{output_tokens}" from config.workload.
+std::string scenario_of(const results::SummaryView& summary);
 std::string scenario_of(const nlohmann::json& summary);
 
 // The load the run was driven at: closed loop -> concurrency, open loop -> target rate.
@@ -55,6 +60,7 @@ struct LoadPoint {
   std::string kind;  // "concurrency" | "rate"
   double value = 0;
 };
+LoadPoint load_of(const results::SummaryView& summary);
 LoadPoint load_of(const nlohmann::json& summary);
 
 // Reads summary[a][b]...: a finite number, or nullopt when absent, null or not a number.

@@ -29,12 +29,12 @@ std::string ms_words(double ms) {
 Level level_of(const RunData& r, const StudyOptions& o) {
   Level l;
   l.run = &r;
-  const json& s = r.summary;
+  const results::SummaryView& s = r.view;
   l.load = load_of(s).value;
-  l.measured = static_cast<int64_t>(number_at(s, {"run", "requests", "total"}).value_or(0));
-  l.ok = static_cast<int64_t>(number_at(s, {"run", "requests", "ok"}).value_or(0));
-  l.error_rate = error_rate(s).value_or(1);
-  l.time_scale = time_scale_of(s);
+  l.measured = s.requests.total.value_or(0);
+  l.ok = s.requests.ok.value_or(0);
+  l.error_rate = results::error_rate(s).value_or(1);
+  l.time_scale = s.facts.time_scale();
   l.judged = l.measured >= o.min_requests;
   l.slo_met = true;
   for (const SlaResult& res : check_sla(s, effective_rules(s, o.sla))) {
@@ -51,15 +51,13 @@ Level level_of(const RunData& r, const StudyOptions& o) {
       l.slo_misses.push_back(fmt::format("{}: {:.3g}", rule.describe(), *res.value));
   }
   l.stable = stable_load(l.measured, l.slo_met, l.error_rate, o.max_error_rate);
-  if (s.contains("errors") && s["errors"].is_object())
-    for (const auto& [cls, n] : s["errors"].items())
-      if (n.is_number() && n.get<int64_t>() > l.top_error_count) {
-        l.top_error = cls;
-        l.top_error_count = n.get<int64_t>();
-      }
-  l.qps = number_at(s, {"throughput", "requests_per_s"});
-  if (s.contains("metrics") && s["metrics"].contains("e2e_ms"))
-    l.e2e_p50_ms = number_at(s["metrics"]["e2e_ms"], {"p50"});
+  for (const auto& [cls, n] : s.errors)
+    if (n > l.top_error_count) {
+      l.top_error = cls;
+      l.top_error_count = n;
+    }
+  l.qps = s.throughput.requests_per_s;
+  l.e2e_p50_ms = s.metrics.e2e_ms.p50;
   return l;
 }
 
@@ -171,18 +169,17 @@ Estimate latency_percentile(const RunData& run, const char* metric, double p) {
     e.ci = percentile_interval(v, p);
     return e;
   }
-  const json& s = run.summary;
-  if (!s.contains("metrics") || !s["metrics"].contains(metric)) return e;
-  const json& d = s["metrics"][metric];
-  e.n = static_cast<int64_t>(number_at(d, {"count"}).value_or(0));
-  e.value = number_at(d, {p == 50 ? "p50" : p == 90 ? "p90" : "p99"});
+  const results::DistributionView* d = run.view.metrics.find(metric);
+  if (!d) return e;
+  e.n = d->count.value_or(0);
+  e.value = p == 50 ? d->p50 : p == 90 ? d->p90 : d->p99;
   return e;
 }
 
 Estimate throughput_rps(const RunData& run) {
   Estimate e;
-  e.value = number_at(run.summary, {"throughput", "requests_per_s"});
-  e.n = static_cast<int64_t>(number_at(run.summary, {"run", "requests", "ok"}).value_or(0));
+  e.value = run.view.throughput.requests_per_s;
+  e.n = run.view.requests.ok.value_or(0);
   if (!run.has_requests || !e.value) return e;
   int64_t first_send = metrics::kNoTime;
   std::vector<int64_t> ends;
@@ -211,7 +208,7 @@ std::string slo_words(const Study& st) {
   } else {
     for (const Group& g : st.groups)
       for (const Level& l : g.levels)
-        for (const SlaRule& r : effective_rules(l.run->summary, {})) add_unique(seen, r.describe());
+        for (const SlaRule& r : effective_rules(l.run->view, {})) add_unique(seen, r.describe());
   }
   std::string out;
   for (const auto& p : seen) out += (out.empty() ? "" : ", ") + p;

@@ -28,6 +28,7 @@ RunData run(const json& s, const std::string& name) {
   RunData r;
   r.name = name;
   r.summary = s;
+  r.view = results::summary_from_json(s);
   r.backend = backend_of(s);
   r.scenario = scenario_of(s);
   return r;
