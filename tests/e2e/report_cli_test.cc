@@ -98,10 +98,12 @@ TEST_F(ReportCli, PlanOfThreeProvidersByThreeScenariosRendersTheComparisonTable)
       EXPECT_NE(tr.find(want), std::string::npos) << p << " " << name << ": " << tr;
     }
   }
-  // SLA verdicts carry the numbers; nothing external.
+  // SLA verdicts carry the numbers (time-scaled runs in model time: wall / S); nothing
+  // external.
   for (const auto& p : providers) {
     const json s = summary(root / "plan" / p / "chat");
-    const double p99 = s["metrics"]["e2e_ms"]["p99"];
+    const double p99 = s["metrics"]["e2e_ms"]["p99"].get<double>() /
+                       s["config"].value("sim_time_scale", 1.0);
     EXPECT_NE(html.find(fmt::format("{} {:.2f}", p99 <= 60 ? "PASS" : "FAIL", p99)),
               std::string::npos);
   }
@@ -136,9 +138,10 @@ TEST_F(ReportCli, LoadSweepChartsMatchSummaries) {
               std::string::npos)
         << c;
   }
-  for (const char* id :
-       {"throughput-rps", "latency-tpot-ms", "error-rate", "cdf-itl-ms", "ts-inflight-2"})
-    EXPECT_NE(html.find(fmt::format("data-chart=\"{}\"", id)), std::string::npos) << id;
+  // One panel per scenario: ids carry the scenario after the chart's kind. (Over-time charts
+  // only for runs with at least 10 buckets: none in these short runs.)
+  for (const char* id : {"throughput-rps", "latency-tpot-ms", "error-rate", "cdf-itl-ms"})
+    EXPECT_NE(html.find(fmt::format("data-chart=\"{}-", id)), std::string::npos) << id;
 }
 
 TEST_F(ReportCli, BadInputGivesClearMessages) {
@@ -225,12 +228,12 @@ TEST_F(ReportCli, PngExportOrAClearMessage) {
   const fs::path dir = root / "png" / "charts";
   const Cmd r = sb("report " + run.string() + " -o " + (root / "png" / "r.html").string() +
                    " --png-dir " + dir.string());
-  EXPECT_TRUE(fs::exists(dir / "cdf-e2e-ms.svg"));
-  EXPECT_NE(slurp(dir / "cdf-e2e-ms.svg").find("xmlns=\"http://www.w3.org/2000/svg\""),
-            std::string::npos);
+  const fs::path svg = dir / "cdf-e2e-ms-in256-out128.svg";  // the run's scenario panel
+  EXPECT_TRUE(fs::exists(svg));
+  EXPECT_NE(slurp(svg).find("xmlns=\"http://www.w3.org/2000/svg\""), std::string::npos);
   if (std::system("command -v rsvg-convert >/dev/null 2>&1") == 0) {
     EXPECT_EQ(r.code, 0) << r.out;
-    EXPECT_GT(fs::file_size(dir / "cdf-e2e-ms.png"), 100u);
+    EXPECT_GT(fs::file_size(dir / "cdf-e2e-ms-in256-out128.png"), 100u);
   } else {
     EXPECT_EQ(r.code, 1) << r.out;
     EXPECT_NE(r.out.find("rsvg-convert is not installed"), std::string::npos) << r.out;
