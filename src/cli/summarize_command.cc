@@ -15,8 +15,8 @@
 #include "common/units.h"
 #include "metrics/goodput.h"
 #include "metrics/run_summary.h"
-#include "report/request_log_read.h"
-#include "report/run_outputs.h"
+#include "results/request_log_read.h"
+#include "results/run_outputs.h"
 #include "report/terminal_summary.h"
 #include "telemetry/telemetry_log_read.h"
 
@@ -78,7 +78,7 @@ int run_summarize(const SummarizeFlags& f) {
         fmt::format("summarize: cannot read {} (is the folder a servebench run's "
                     "output, e.g. runs/<time>-<api>/?)",
                     jsonl));
-  const report::RequestLogContents loaded = report::read_request_log(jsonl);
+  const results::RequestLogContents loaded = results::read_request_log(jsonl);
   if (loaded.skipped_lines > (loaded.last_line_cut ? 1 : 0))
     throw usage_error(fmt::format("summarize: {} {}", jsonl, loaded.first_error));
 
@@ -112,7 +112,7 @@ int run_summarize(const SummarizeFlags& f) {
     info.bucket_interval_ms = parse_duration_ms(f.bucket_interval, "--bucket-interval");
 
   const metrics::RunSummary summary = metrics::summarize_run(loaded.records, info);
-  report::write_run_outputs(f.dir, summary, info);
+  results::write_run_outputs(f.dir, summary, info);
   if (!f.quiet) fmt::print("{}\n", report::format_terminal_summary(summary));
   if (loaded.last_line_cut)
     fmt::print(stderr, "servebench: skipped the cut last line of {}\n", jsonl);

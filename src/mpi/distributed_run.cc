@@ -19,8 +19,8 @@
 #include "mpi/record_codec.h"
 #include "net/connection.h"
 #include "plan/progress.h"
-#include "report/request_log.h"
-#include "report/run_outputs.h"
+#include "results/request_log.h"
+#include "results/run_outputs.h"
 #include "workload/prompt_source.h"
 
 namespace sb::mpi {
@@ -51,7 +51,7 @@ double silence_limit_s() {
 }
 
 void write_rank_state(const std::string& dir, const json& state) {
-  report::write_file_atomically(dir + "/rank.json", state.dump(2) + "\n");
+  results::write_file_atomically(dir + "/rank.json", state.dump(2) + "\n");
 }
 
 // Why this rank cannot take part: its connection probe to every endpoint ("" when it can).
@@ -236,7 +236,7 @@ json write_manifest(const SplitRun& run, int k, const std::vector<std::string>& 
                    {"ranks", json::array()},
                    {"run_info", run_info_to_json(info)}};
   for (const auto& s : everyone) manifest["ranks"].push_back(json::parse(s));
-  report::write_file_atomically(run.dir + "/mpi.json", manifest.dump(2) + "\n");
+  results::write_file_atomically(run.dir + "/mpi.json", manifest.dump(2) + "\n");
   for (const auto& r : manifest["ranks"])
     if (!r["reachable"].get<bool>())
       fmt::print(stderr, "servebench: rank {}:{} takes no part: {}\n", r["host"].get<std::string>(),
@@ -267,7 +267,7 @@ json run_my_share(const ShareContext& c, engine::RunResult& result) {
   if (ec.load.max_concurrency > 0)
     ec.load.max_concurrency = share(ec.load.max_concurrency, k, rank);
 
-  report::RequestLog log(rank_dir(c.run.dir, rank));
+  results::RequestLog log(rank_dir(c.run.dir, rank));
   int64_t appended = 0;
   const bool kill_me = c.fault.kind == "kill" && c.fault.rank == rank;
   plan::ProgressPrinter progress(stderr);

@@ -11,9 +11,9 @@
 #include "engine/engine.h"
 #include "net/url.h"
 #include "plan/progress.h"
-#include "report/request_log.h"
-#include "report/request_log_read.h"
-#include "report/run_outputs.h"
+#include "results/request_log.h"
+#include "results/request_log_read.h"
+#include "results/run_outputs.h"
 #include "sim/server.h"
 
 namespace sb::plan {
@@ -173,7 +173,7 @@ RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop) {
     std::error_code ec;
     std::filesystem::create_directories(spec.dir, ec);
     if (ec) throw usage_error(fmt::format("cannot create '{}' ({})", spec.dir, ec.message()));
-    report::RequestLog log(spec.dir);
+    results::RequestLog log(spec.dir);
     const std::unique_ptr<RunTelemetry> telemetry = open_telemetry(spec, e, sims);
     ProgressPrinter progress(stderr);
     engine::RunHooks hooks;
@@ -186,13 +186,13 @@ RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop) {
     engine::RunResult result = engine::run_benchmark(e, hooks);
     progress.finish();
     log.close();
-    result.records = report::read_back_run_records(log.path());
+    result.records = results::read_back_run_records(log.path());
     nlohmann::json telemetry_json = telemetry->finish(spec.dir);
     sims.stop();
     metrics::RunInfo info = run_info(spec, e, result);
     info.telemetry = std::move(telemetry_json);
     metrics::RunSummary summary = metrics::summarize_run(result.records, info);
-    report::write_run_outputs(spec.dir, summary, info);
+    results::write_run_outputs(spec.dir, summary, info);
     out = outcome_of(std::move(summary), result.interrupted, spec);
   } catch (const Error& err) {
     out.ok = false;

@@ -17,7 +17,7 @@
 
 #include "../support/timing_slack.h"
 #include "metrics/request_record.h"
-#include "report/request_jsonl.h"
+#include "results/request_jsonl.h"
 #include "sim/server.h"
 
 namespace sb::mpitest {
@@ -77,7 +77,7 @@ inline Lines read_requests(const std::filesystem::path& p) {
   std::ifstream in(p);
   for (std::string line; std::getline(in, line);) {
     if (line.empty()) continue;
-    out.records.push_back(report::parse_request_jsonl(line));
+    out.records.push_back(results::parse_request_jsonl(line));
     const nlohmann::json j = nlohmann::json::parse(line);
     out.ranks.push_back(j.value("rank", -1));
   }

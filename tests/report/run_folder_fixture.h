@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "metrics/run_summary.h"
-#include "report/request_jsonl.h"
-#include "report/run_outputs.h"
+#include "results/request_jsonl.h"
+#include "results/run_outputs.h"
 
 namespace sb::report::testing {
 
@@ -26,9 +26,9 @@ inline void write_run(const std::filesystem::path& dir,
                       const std::vector<metrics::RequestRecord>& records,
                       const metrics::RunInfo& info) {
   std::filesystem::create_directories(dir);
-  write_run_outputs(dir.string(), metrics::summarize_run(records, info), info);
+  results::write_run_outputs(dir.string(), metrics::summarize_run(records, info), info);
   std::string jsonl;
-  for (const auto& r : records) append_request_jsonl(jsonl, r);
+  for (const auto& r : records) results::append_request_jsonl(jsonl, r);
   std::ofstream(dir / "requests.jsonl", std::ios::binary) << jsonl;
 }
 
