@@ -69,7 +69,8 @@ struct MonitorFlags {
 };
 
 int run_monitor(const MonitorFlags& f) {
-  telemetry::TelemetryConfig tc = to_telemetry_config(f.telemetry);
+  const plan::RunTelemetryConfig rc = to_run_telemetry_config(f.telemetry);
+  const telemetry::TelemetryConfig& tc = rc.samplers;
   const Nanos duration = from_s(parse_duration_s(f.duration, "--duration"));
   const std::string dir = f.output_dir.empty() ? create_default_run_dir("monitor") : f.output_dir;
   std::error_code ec;
@@ -78,7 +79,7 @@ int run_monitor(const MonitorFlags& f) {
     throw usage_error(fmt::format("--output-dir '{}': cannot create it ({})", dir, ec.message()));
 
   // The samplers, the live endpoint and the push exactly as around a measured run.
-  plan::RunTelemetry tel(to_run_telemetry_config(f.telemetry), {}, 1, "monitor", "monitor");
+  plan::RunTelemetry tel(rc, {}, 1, "monitor", "monitor");
   engine::RunHooks hooks;
   tel.attach(hooks);
   const std::atomic<bool>& stop = install_stop_handlers();

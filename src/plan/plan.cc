@@ -9,6 +9,7 @@
 #include "common/units.h"
 #include "metrics/goodput.h"
 #include "protocol/adapter.h"
+#include "telemetry/gpu_mode.h"
 
 namespace sb::plan {
 namespace {
@@ -101,12 +102,13 @@ RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
     d.telemetry_interval_ms = ms;
   }
   if (auto gpu = get_string(ctx, n, "gpu_telemetry", "defaults.gpu_telemetry")) {
-    // The form only (telemetry::parse_gpu_mode checks the same when the run starts).
-    const bool known = *gpu == "auto" || *gpu == "nvml" || *gpu == "nvidia-smi" || *gpu == "off" ||
-                       (gpu->starts_with("dcgm:") && gpu->size() > 5);
-    if (!known)
-      yaml_fail(ctx, n["gpu_telemetry"], "defaults.gpu_telemetry",
-                fmt::format("'{}': expected nvml, nvidia-smi, dcgm:URL, off or auto", *gpu));
+    try {
+      telemetry::GpuMode mode;
+      std::string url;
+      telemetry::parse_gpu_mode(*gpu, mode, url);
+    } catch (const Error& e) {
+      yaml_fail(ctx, n["gpu_telemetry"], "defaults.gpu_telemetry", e.what());
+    }
     d.gpu_telemetry = *gpu;
   }
   if (auto urls = get_string_list(ctx, n, "server_metrics", "defaults.server_metrics")) {

@@ -7,24 +7,8 @@
 
 namespace sb::telemetry {
 
-void parse_gpu_mode(const std::string& t, TelemetryConfig& c) {
-  if (t == "auto" || t.empty())
-    c.gpu = GpuMode::automatic;
-  else if (t == "nvml")
-    c.gpu = GpuMode::nvml;
-  else if (t == "nvidia-smi")
-    c.gpu = GpuMode::nvidia_smi;
-  else if (t == "off")
-    c.gpu = GpuMode::off;
-  else if (t.starts_with("dcgm:") && t.size() > 5) {
-    c.gpu = GpuMode::dcgm;
-    c.gpu_url = t.substr(5);
-  } else {
-    throw usage_error(
-        fmt::format("--gpu-telemetry '{}': expected nvml, nvidia-smi, dcgm:URL (e.g. "
-                    "dcgm:http://127.0.0.1:9400/metrics) or off",
-                    t));
-  }
+void parse_gpu_mode(const std::string& text, TelemetryConfig& config) {
+  parse_gpu_mode(text, config.gpu, config.gpu_url);
 }
 
 Telemetry::Telemetry(TelemetryConfig config) : config_(std::move(config)) {

@@ -18,13 +18,12 @@
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
+#include "telemetry/gpu_mode.h"
 #include "telemetry/gpu_source.h"
 #include "telemetry/series_store.h"
 #include "telemetry/server_scrape.h"
 
 namespace sb::telemetry {
-
-enum class GpuMode { automatic, nvml, nvidia_smi, dcgm, off };
 
 struct TelemetryConfig {
   Nanos interval = std::chrono::seconds(1);
@@ -38,7 +37,7 @@ struct TelemetryConfig {
   ScrapeOptions scrape;
 };
 
-// Parses --gpu-telemetry: nvml | nvidia-smi | dcgm:URL | off | auto. Throws sb::Error (usage).
+// parse_gpu_mode (gpu_mode.h) into config.gpu and config.gpu_url.
 void parse_gpu_mode(const std::string& text, TelemetryConfig& config);
 
 class Telemetry {
