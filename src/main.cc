@@ -28,7 +28,8 @@ namespace {
 
 // Started by mpirun/srun for prof, sweep or run: every measured run is split over the
 // ranks (mpi/executor.h). Otherwise every run happens in this process.
-std::unique_ptr<sb::plan::RunExecutor> choose_executor(int* argc, char*** argv) {
+std::unique_ptr<sb::plan::RunExecutor> choose_executor([[maybe_unused]] int* argc,
+                                                       [[maybe_unused]] char*** argv) {
 #ifdef SERVEBENCH_MPI
   const std::string_view sub = *argc > 1 ? (*argv)[1] : "";
   if (sb::mpi::launched_by_mpi() && (sub == "prof" || sub == "sweep" || sub == "run"))
