@@ -26,17 +26,22 @@ std::optional<double> stat(const metrics::Distribution& d, double metrics::Distr
 
 }  // namespace
 
+sim::SimConfig sim_config_of(const SimTarget& target, int replica) {
+  sim::SimConfig sc = sim::preset_config(target.preset);
+  sc.host = "127.0.0.1";
+  sc.port = 0;
+  sc.time_scale = target.time_scale;
+  sc.trace_in_memory = false;
+  if (target.seed) sc.seed = *target.seed;
+  sc.seed += static_cast<uint64_t>(replica);
+  sim::validate(sc);
+  return sc;
+}
+
 RunSimulators::RunSimulators(const RunSpec& spec) {
   if (spec.sim.preset.empty()) return;
   for (int i = 0; i < std::max(1, spec.sim.replicas); ++i) {
-    sim::SimConfig sc = sim::preset_config(spec.sim.preset);
-    sc.host = "127.0.0.1";
-    sc.port = 0;
-    sc.time_scale = spec.sim.time_scale;
-    sc.trace_in_memory = false;
-    if (spec.sim.seed) sc.seed = *spec.sim.seed;
-    sc.seed += static_cast<uint64_t>(i);
-    servers_.push_back(std::make_unique<sim::Server>(sc));
+    servers_.push_back(std::make_unique<sim::Server>(sim_config_of(spec.sim, i)));
     servers_.back()->start();
     urls_.push_back(servers_.back()->url());
   }

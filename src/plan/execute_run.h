@@ -23,6 +23,7 @@
 
 namespace sb::sim {
 class Server;
+struct SimConfig;
 }
 namespace sb::engine {
 struct RunResult;
@@ -37,6 +38,11 @@ struct SimTarget {
   double time_scale = 1.0;
   std::optional<uint64_t> seed;  // its output text's seed; empty: the preset's own
 };
+
+// The simulator config of replica `replica` (0-based) of `target` (seed + replica), on
+// 127.0.0.1 with an ephemeral port, validated: what the live simulators and `predict` run.
+// Throws sb::Error (usage) for an unknown preset or a bad value.
+sim::SimConfig sim_config_of(const SimTarget& target, int replica);
 
 struct RunSpec {
   engine::EngineConfig engine;  // load, workload, protocol; the target unless provider/sim say
