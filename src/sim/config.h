@@ -44,14 +44,20 @@ struct SimConfig {
   uint64_t max_body_bytes = 2'000'000;  // larger bodies get 413 (TGI's payload limit)
   std::string model_name = "meta-llama/Llama-2-7b-chat-hf";
 
-  // --- model (Llama-2-7B FP16) ---
+  // --- model (Llama-2-7B FP16); src/sim/catalog.h fills these for a catalog choice ---
   double model_params = 6.74e9;
-  double bytes_per_param = 2.0;  // FP16
+  double bytes_per_param = 2.0;  // FP16 (fp8: 1, int8: 1, int4: ~0.52 with group scales)
   int num_layers = 32;
-  int kv_dim = 4096;  // hidden size x (KV heads / attention heads)
-  double kv_bytes_per_elem = 2.0;
+  int kv_dim = 4096;       // hidden size x (KV heads / attention heads) = KV heads x head_dim
+  int head_dim = 128;      // kv_dim / head_dim = KV heads, split over tensor_parallel GPUs
+  int hidden_size = 4096;  // the all-reduce payload per token is hidden_size x activation bytes
+  double kv_bytes_per_elem = 2.0;  // fp16 KV cache (1: fp8 KV)
+  std::string dtype = "fp16";      // weight precision label (catalog: fp16, fp8, int8, int4)
+  // Weight-only quantisation (int8/int4 GPTQ/AWQ, fp8 without FP8 tensor cores): fraction added
+  // to the weight-read time and to the matmul compute for dequantising weights. 0: none.
+  double dequant_overhead = 0;
 
-  // --- GPU (A10G 24 GB) ---
+  // --- GPU (A10G 24 GB); gpu_flops: the peak FLOP/s of the matmuls at `dtype` ---
   std::string gpu_name = "NVIDIA A10G";
   double gpu_memory_bytes = 23028.0 * 1048576.0;  // nvidia-smi total: 23028 MiB
   double gpu_bandwidth_bytes_per_s = 600e9;
@@ -61,6 +67,12 @@ struct SimConfig {
   double memory_reserve_bytes = 2e9;  // CUDA context + activations, not available for KV
   double gpu_idle_power_w = 60;
   double gpu_max_power_w = 300;
+
+  // --- tensor parallelism (Megatron-style: weights and KV heads split over the GPUs) ---
+  int tensor_parallel = 1;                 // GPUs per model replica; 1: no all-reduce
+  double interconnect_bytes_per_s = 32e9;  // per GPU and direction (PCIe 4.0 x16; NVLink)
+  double allreduce_latency_us = 8;         // fixed cost of one all-reduce
+  double activation_bytes = 2;             // bytes per all-reduced element (bf16/fp16)
 
   // --- cost model overrides (0: derived from the numbers above) ---
   double decode_step_ms = 0;        // weight-read time of one decode step

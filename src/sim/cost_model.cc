@@ -3,11 +3,46 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "common/error.h"
+
 namespace sb::sim {
 
+double kv_bytes_per_token_per_gpu(const SimConfig& c) {
+  const int n = std::max(1, c.tensor_parallel);
+  double kv_dim_per_gpu = c.kv_dim;
+  if (n > 1) {
+    if (c.head_dim > 0 && c.kv_dim % c.head_dim == 0) {
+      const int kv_heads = c.kv_dim / c.head_dim;
+      kv_dim_per_gpu = static_cast<double>((kv_heads + n - 1) / n) * c.head_dim;  // replicated
+    } else {
+      kv_dim_per_gpu = static_cast<double>(c.kv_dim) / n;
+    }
+  }
+  return 2.0 * c.num_layers * kv_dim_per_gpu * c.kv_bytes_per_elem;  // K and V
+}
+
+void validate_cost_fields(const SimConfig& c) {
+  auto bad = [](std::string_view field, std::string_view why) {
+    throw usage_error(fmt::format("sim: {} {}", field, why));
+  };
+  if (c.tensor_parallel < 1 || c.tensor_parallel > 64) bad("tensor-parallel", "must be in 1..64");
+  if (!(c.interconnect_bytes_per_s > 0)) bad("interconnect-bandwidth", "must be > 0");
+  if (!(c.allreduce_latency_us >= 0)) bad("allreduce-latency-us", "must be >= 0");
+  if (!(c.activation_bytes > 0)) bad("activation-bytes", "must be > 0");
+  if (!(c.dequant_overhead >= 0)) bad("dequant-overhead", "must be >= 0 (0: none)");
+  if (!(c.bytes_per_param > 0)) bad("bytes-per-param", "must be > 0");
+  if (!(c.kv_bytes_per_elem > 0)) bad("kv-bytes-per-elem", "must be > 0");
+  if (c.num_layers < 1 || c.kv_dim < 1 || c.head_dim < 1 || c.hidden_size < 1)
+    bad("model shape", "num-layers, kv-dim, head-dim and hidden-size must be >= 1");
+}
+
 CostModel::CostModel(const SimConfig& c) : scale_(c.time_scale) {
-  weights_bytes_ = c.model_params * c.bytes_per_param;
-  kv_bytes_per_token_ = 2.0 * c.num_layers * c.kv_dim * c.kv_bytes_per_elem;  // K and V
+  const double n = std::max(1, c.tensor_parallel);
+  const double dequant = 1.0 + c.dequant_overhead;
+  weights_bytes_ = c.model_params * c.bytes_per_param / n;
+  kv_bytes_per_token_ = kv_bytes_per_token_per_gpu(c);
   if (c.kv_capacity_tokens > 0) {
     kv_capacity_tokens_ = c.kv_capacity_tokens;
   } else {
@@ -18,25 +53,46 @@ CostModel::CostModel(const SimConfig& c) : scale_(c.time_scale) {
             : INT64_MAX / 4;
   }
   double bw = c.gpu_bandwidth_bytes_per_s * c.bandwidth_efficiency;
-  weights_read_s_ = c.decode_step_ms > 0 ? c.decode_step_ms / 1e3 : weights_bytes_ / bw;
+  weights_read_s_ = c.decode_step_ms > 0 ? c.decode_step_ms / 1e3 : weights_bytes_ / bw * dequant;
   kv_read_per_token_s_ = kv_bytes_per_token_ / bw;
-  per_token_compute_s_ = c.prefill_ms_per_token > 0 ? c.prefill_ms_per_token / 1e3
-                                                    : 2.0 * c.model_params / (c.gpu_flops * c.mfu);
+  per_token_compute_s_ = c.prefill_ms_per_token > 0
+                             ? c.prefill_ms_per_token / 1e3
+                             : 2.0 * c.model_params / n / (c.gpu_flops * c.mfu) * dequant;
   step_overhead_s_ = c.step_overhead_ms / 1e3;
   prefill_overhead_s_ = c.prefill_overhead_ms / 1e3;
+  allreduce_fixed_s_ = 0;
+  allreduce_per_token_s_ = 0;
+  if (n > 1) {
+    const double per_layer = 2.0 * c.num_layers;  // attention and MLP outputs
+    allreduce_fixed_s_ = per_layer * c.allreduce_latency_us / 1e6;
+    allreduce_per_token_s_ = per_layer * 2.0 * (n - 1) / n * c.hidden_size * c.activation_bytes /
+                             c.interconnect_bytes_per_s;
+  }
   overhead_ = from_s(c.overhead_ms / 1e3 * scale_);
+}
+
+double CostModel::allreduce_s(int64_t tokens) const {
+  if (allreduce_fixed_s_ == 0 && allreduce_per_token_s_ == 0) return 0;
+  return allreduce_fixed_s_ + static_cast<double>(tokens) * allreduce_per_token_s_;
 }
 
 Nanos CostModel::prefill(int64_t prompt_tokens) const {
   double s = prefill_overhead_s_ +
-             std::max(weights_read_s_, static_cast<double>(prompt_tokens) * per_token_compute_s_);
+             std::max(weights_read_s_, static_cast<double>(prompt_tokens) * per_token_compute_s_) +
+             allreduce_s(prompt_tokens);
   return from_s(s * scale_);
 }
 
 Nanos CostModel::decode_step(int64_t batch_size, int64_t kv_tokens) const {
+  return mixed_step(batch_size, kv_tokens, 0);
+}
+
+Nanos CostModel::mixed_step(int64_t batch_size, int64_t kv_tokens, int64_t prefill_tokens) const {
   double mem = weights_read_s_ + static_cast<double>(kv_tokens) * kv_read_per_token_s_;
-  double compute = static_cast<double>(batch_size) * per_token_compute_s_;
-  return from_s((step_overhead_s_ + std::max(mem, compute)) * scale_);
+  double compute = static_cast<double>(batch_size + prefill_tokens) * per_token_compute_s_;
+  return from_s(
+      (step_overhead_s_ + std::max(mem, compute) + allreduce_s(batch_size + prefill_tokens)) *
+      scale_);
 }
 
 }  // namespace sb::sim

@@ -1,13 +1,34 @@
 #pragma once
-// The simulator's cost model: how long prefill and a decode step take on the
-// configured GPU for the configured model (docs/simulator.md derives it).
-//   prefill(T)      = prefill_overhead + max(weights_read, T x prefill_per_token)
-//   decode_step(b,K)= step_overhead + max(weights_read + K x kv_read_per_token, b x
-//   compute_per_seq)
-// where weights_read = weights_bytes / (bandwidth x efficiency) (or decode_step_ms),
-// kv_read_per_token = kv_bytes_per_token / (bandwidth x efficiency),
-// compute_per_seq = prefill_per_token = 2 x params / (FLOP/s x MFU) (or prefill_ms_per_token).
-// Every duration is multiplied by time_scale.
+// The simulator's cost model: how long prefill and a decode step take on the configured
+// GPU(s) for the configured model and precision (docs/simulator.md derives it). With N =
+// tensor_parallel GPUs (Megatron-style: each holds 1/N of the weights and of the KV heads,
+// and every layer ends its attention and its MLP with an all-reduce):
+//
+//   weights_read      = params x bytes_per_param / N / (bandwidth x efficiency) x (1 + dequant)
+//                       (or decode_step_ms)
+//   kv_read_per_token = kv_bytes_per_token_per_gpu / (bandwidth x efficiency)
+//   compute_per_token = 2 x params / N / (gpu_flops x mfu) x (1 + dequant)
+//                       (or prefill_ms_per_token)
+//   allreduce(n)      = 2 x layers x (latency + 2 (N-1)/N x n x hidden x act_bytes / link)
+//                       for a forward pass over n tokens; 0 when N = 1
+//   prefill(T)        = prefill_overhead + max(weights_read, T x compute_per_token)
+//                       + allreduce(T)
+//   decode_step(b, K) = step_overhead + max(weights_read + K x kv_read_per_token,
+//                                           b x compute_per_token) + allreduce(b)
+//   mixed_step(b, K, P) (a step of b decode tokens and P prefill tokens, chunked prefill)
+//                     = step_overhead + max(weights_read + K x kv_read_per_token,
+//                                           (b + P) x compute_per_token) + allreduce(b + P)
+//
+// where kv_bytes_per_token_per_gpu = 2 (K and V) x layers x ceil(kv_heads / N) x head_dim x
+// kv_bytes (kv_heads = kv_dim / head_dim; fewer KV heads than GPUs are replicated, as vLLM
+// does), `dequant` = dequant_overhead (weight-only int8/int4 kernels), gpu_flops the rate of
+// the precision's matmuls (FP8 tensor cores for fp8 where the GPU has them), `link` the
+// interconnect bandwidth per GPU and direction (a ring all-reduce moves 2 (N-1)/N of the
+// payload over each link). The all-reduce does not overlap the matmuls. Attention FLOPs of
+// prefill (quadratic in T) are not modelled.
+//
+// Every quantity is per GPU (what one of the N GPUs holds and reads); every duration is
+// multiplied by time_scale. N = 1 and fp16 give the single-GPU formulas exactly.
 #include <cstdint>
 
 #include "common/clock.h"
@@ -21,17 +42,27 @@ class CostModel {
 
   Nanos prefill(int64_t prompt_tokens) const;
   Nanos decode_step(int64_t batch_size, int64_t kv_tokens) const;
+  // One step that decodes `batch_size` sequences (resident KV `kv_tokens`) and prefills
+  // `prefill_tokens` prompt tokens in the same forward pass (vLLM chunked prefill).
+  Nanos mixed_step(int64_t batch_size, int64_t kv_tokens, int64_t prefill_tokens) const;
+  // The all-reduce time of one forward pass over `tokens` tokens (0 with one GPU), unscaled
+  // seconds x time_scale.
+  Nanos allreduce(int64_t tokens) const { return from_s(allreduce_s(tokens) * scale_); }
   Nanos request_overhead() const { return overhead_; }
 
+  // Per GPU: the weights it holds (model weights / N) and the KV bytes one token takes on it.
   double weights_bytes() const { return weights_bytes_; }
   double kv_bytes_per_token() const { return kv_bytes_per_token_; }
+  // Tokens of KV the engine can hold (each token's KV spread over the N GPUs).
   int64_t kv_capacity_tokens() const { return kv_capacity_tokens_; }
-  // Bytes one decode step reads (for the bandwidth gauge).
+  // Bytes one decode step reads on one GPU (for the bandwidth gauge).
   double step_bytes(int64_t kv_tokens) const {
     return weights_bytes_ + static_cast<double>(kv_tokens) * kv_bytes_per_token_;
   }
 
  private:
+  double allreduce_s(int64_t tokens) const;
+
   double scale_;
   double weights_bytes_;
   double kv_bytes_per_token_;
@@ -41,7 +72,17 @@ class CostModel {
   double per_token_compute_s_;
   double step_overhead_s_;
   double prefill_overhead_s_;
+  double allreduce_fixed_s_;      // 2 x layers x latency (0 with one GPU)
+  double allreduce_per_token_s_;  // 2 x layers x 2 (N-1)/N x hidden x act_bytes / link
   Nanos overhead_;
 };
+
+// Per-GPU KV bytes of one token: 2 x layers x ceil(kv_heads / N) x head_dim x kv_bytes.
+double kv_bytes_per_token_per_gpu(const SimConfig& c);
+
+// Checks the tensor-parallel and precision fields (tensor_parallel 1..64, a positive
+// interconnect bandwidth, dequant_overhead >= 0, positive bytes per parameter and per KV
+// element); throws sb::Error(usage) naming the field. sim::validate checks the others.
+void validate_cost_fields(const SimConfig& c);
 
 }  // namespace sb::sim
