@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "sim/engine_behaviour.h"
 
 namespace sb::sim {
 
@@ -37,6 +38,36 @@ KvFullAction kv_full_action_from_string(std::string_view s) {
   if (s == "queue") return KvFullAction::queue;
   if (s == "reject") return KvFullAction::reject;
   throw usage_error(fmt::format("kv-full: unknown action '{}' (use queue or reject)", s));
+}
+
+std::string_view to_string(PrefillMode m) {
+  switch (m) {
+    case PrefillMode::fused:
+      return "fused";
+    case PrefillMode::separate:
+      return "separate";
+    case PrefillMode::chunked:
+      return "chunked";
+  }
+  return "?";
+}
+
+PrefillMode prefill_mode_from_string(std::string_view s) {
+  if (s == "fused") return PrefillMode::fused;
+  if (s == "separate") return PrefillMode::separate;
+  if (s == "chunked") return PrefillMode::chunked;
+  throw usage_error(
+      fmt::format("prefill-mode: unknown mode '{}' (use fused, separate or chunked)", s));
+}
+
+std::string_view to_string(KvAllocation a) {
+  return a == KvAllocation::reserve ? "reserve" : "paged";
+}
+
+KvAllocation kv_allocation_from_string(std::string_view s) {
+  if (s == "reserve") return KvAllocation::reserve;
+  if (s == "paged") return KvAllocation::paged;
+  throw usage_error(fmt::format("kv-allocation: unknown mode '{}' (use reserve or paged)", s));
 }
 
 std::vector<FaultRate> parse_fault_rates(std::string_view spec) {
@@ -71,25 +102,11 @@ std::vector<FaultRate> parse_fault_rates(std::string_view spec) {
 }
 
 SimConfig preset_config(std::string_view name) {
-  SimConfig c;  // the defaults are the tgi preset
+  SimConfig c;  // the model and GPU defaults: Llama-2-7B FP16 on an A10G
   c.preset = std::string(name);
-  if (name == "tgi") {
-    return c;
-  }
-  if (name == "pytorch" || name == "fastapi") {
-    // HF transformers generate(), eager PyTorch, one request at a time.
-    c.batching = BatchPolicy::none;
-    c.max_batch_size = 1;
-    c.step_overhead_ms = 8.0;     // eager kernels + Python per token
-    c.prefill_overhead_ms = 5.0;  // tokenizer + generate() setup
-    c.queue_limit = 0;            // the HTTP server just queues
-    c.max_input_tokens = 4095;    // Llama-2 context 4096
-    c.max_total_tokens = 4096;
-    c.overhead_ms = 1.0;
-    if (name == "fastapi") {
-      c.overhead_ms = 10.0;  // uvicorn + FastAPI routing + pydantic + JSON, per request
-      c.serial_lock = true;  // one worker: generate() blocks the event loop (GIL)
-    }
+  // The named presets are engine behaviours (sim/engine_behaviour.h) on those defaults.
+  if (name == "tgi" || name == "pytorch" || name == "fastapi") {
+    apply_engine_behaviour(name == "tgi" ? "tgi-1.x" : name, c);
     return c;
   }
   if (name == "instant" || name == "fast") {
@@ -117,6 +134,40 @@ std::vector<std::string> preset_names() {
   return {"pytorch", "fastapi", "tgi", "instant"};
 }
 
+namespace {
+
+// The scheduling-policy fields (the "scheduling policy" section of SimConfig).
+void validate_scheduling(const SimConfig& c) {
+  auto bad = [](std::string_view field, std::string_view why) {
+    throw usage_error(fmt::format("sim: {} {}", field, why));
+  };
+  if (c.kv_block_tokens < 1 || c.kv_block_tokens > 1024)
+    bad("kv-block-tokens", "must be in 1..1024");
+  if (!(c.waiting_served_ratio >= 0)) bad("waiting-served-ratio", "must be >= 0");
+  if (c.max_waiting_tokens < 1) bad("max-waiting-tokens", "must be >= 1");
+  if (c.max_batch_prefill_tokens < 0) bad("max-batch-prefill-tokens", "must be >= 0 (0: no limit)");
+  if (c.max_batch_total_tokens < 0)
+    bad("max-batch-total-tokens", "must be >= 0 (0: the KV capacity)");
+  if (c.max_num_batched_tokens < 1) bad("max-num-batched-tokens", "must be >= 1");
+  if (c.prefix_cache_tokens < 0) bad("prefix-cache-tokens", "must be >= 0 (0: the KV capacity)");
+  const bool continuous = c.batching == BatchPolicy::continuous;
+  if (c.prefill_mode != PrefillMode::fused && !continuous)
+    bad("prefill-mode",
+        fmt::format("'{}' needs --batching continuous (got {}); none and static use fused",
+                    to_string(c.prefill_mode), to_string(c.batching)));
+  if (c.kv_allocation == KvAllocation::paged && c.prefill_mode == PrefillMode::separate)
+    bad("kv-allocation", "paged does not go with prefill-mode separate (TGI 1.x reserves KV)");
+  if (c.kv_allocation == KvAllocation::paged && !continuous)
+    bad("kv-allocation", "paged needs --batching continuous");
+  if (c.prefill_mode == PrefillMode::chunked &&
+      c.max_num_batched_tokens < static_cast<int64_t>(c.max_batch_size))
+    bad("max-num-batched-tokens",
+        fmt::format("{} is below max-batch-size {}: a step must hold one token per sequence",
+                    c.max_num_batched_tokens, c.max_batch_size));
+}
+
+}  // namespace
+
 void validate(const SimConfig& c) {
   auto bad = [](std::string_view field, std::string_view why) {
     throw usage_error(fmt::format("sim: {} {}", field, why));
@@ -141,6 +192,7 @@ void validate(const SimConfig& c) {
     bad("eos-probability", "must be in [0, 1)");
   if (c.max_body_bytes < 16) bad("max-body-bytes", "must be >= 16");
   if (c.kv_capacity_tokens < 0) bad("kv-capacity-tokens", "must be >= 0 (0: derived)");
+  validate_scheduling(c);
 }
 
 }  // namespace sb::sim

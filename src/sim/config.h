@@ -16,11 +16,28 @@ enum class BatchPolicy { none, static_batch, continuous };
 // What to do with a request whose KV reservation does not fit right now:
 // queue (wait for KV to free, like TGI/vLLM) or reject (503 / TGI overloaded).
 enum class KvFullAction { queue, reject };
+// How prompts are processed relative to decode steps (docs/simulator.md, "Scheduling"):
+// fused: the step that admits requests prefills them and decodes the batch in one pass
+//   (the first token comes at that step's end);
+// separate: TGI 1.x, prefill is its own forward pass between decode steps, the running batch
+//   gets no token during it, the new requests get their first token at its end; admission
+//   follows TGI's router rule (waiting_served_ratio, max_waiting_tokens, token budgets);
+// chunked: vLLM chunked prefill, each step has a token budget (max_num_batched_tokens):
+//   one token per decoding sequence first, then prompt chunks fill the rest.
+enum class PrefillMode { fused, separate, chunked };
+// KV memory: reserve (prompt + max_new tokens reserved at admission, never preempted) or
+// paged (blocks of kv_block_tokens allocated as tokens grow; when none is free the most
+// recently admitted request is preempted by recompute, vLLM's default).
+enum class KvAllocation { reserve, paged };
 
 std::string_view to_string(BatchPolicy p);
 BatchPolicy batch_policy_from_string(std::string_view s);  // throws sb::Error(usage)
 std::string_view to_string(KvFullAction a);
 KvFullAction kv_full_action_from_string(std::string_view s);  // throws sb::Error(usage)
+std::string_view to_string(PrefillMode m);
+PrefillMode prefill_mode_from_string(std::string_view s);  // throws sb::Error(usage)
+std::string_view to_string(KvAllocation a);
+KvAllocation kv_allocation_from_string(std::string_view s);  // throws sb::Error(usage)
 
 // A global fault rate: kind is an HTTP status ("503", "429", "500", "408", "422")
 // or "reset" (RST mid-stream), "disconnect" (FIN mid-stream), "stall", "malformed".
@@ -61,7 +78,7 @@ struct SimConfig {
   std::string gpu_name = "NVIDIA A10G";
   double gpu_memory_bytes = 23028.0 * 1048576.0;  // nvidia-smi total: 23028 MiB
   double gpu_bandwidth_bytes_per_s = 600e9;
-  double gpu_flops = 125e12;          // FP16 tensor-core peak
+  double gpu_flops = 70e12;           // FP16 tensor-core peak (A10G; 125e12 is the A10)
   double bandwidth_efficiency = 0.8;  // fraction of peak bandwidth a decode step achieves
   double mfu = 0.5;                   // fraction of peak FLOP/s prefill achieves
   double memory_reserve_bytes = 2e9;  // CUDA context + activations, not available for KV
@@ -92,6 +109,28 @@ struct SimConfig {
   int max_input_tokens = 1024;  // TGI --max-input-length / prompt limit
   int max_total_tokens =
       2048;  // prompt + new tokens limit (TGI --max-total-tokens, vLLM max_model_len)
+  // How prompts share the GPU with decode steps (PrefillMode above) and KV memory.
+  PrefillMode prefill_mode = PrefillMode::fused;
+  KvAllocation kv_allocation = KvAllocation::reserve;
+  int kv_block_tokens = 16;  // paged KV block size (vLLM --block-size); TGI pads to 16 too
+  // separate (TGI 1.x router, router/src/infer.rs + queue.rs): before each decode step the
+  // router prefills waiting requests only if at least floor(running x waiting_served_ratio)
+  // wait, or max_waiting_tokens decode steps passed since the last prefill (an idle engine
+  // prefills at once). A prefill takes requests in FIFO order while their prompt tokens
+  // (padded to 16) fit max_batch_prefill_tokens and prompt + max_new (padded) fit what
+  // max_batch_total_tokens leaves beside the running batch.
+  double waiting_served_ratio = 1.2;      // TGI --waiting-served-ratio
+  int max_waiting_tokens = 20;            // TGI --max-waiting-tokens
+  int64_t max_batch_prefill_tokens = 0;   // TGI --max-batch-prefill-tokens; 0: no limit
+  int64_t max_batch_total_tokens = 0;     // TGI --max-batch-total-tokens; 0: the KV capacity
+  // chunked (vLLM): tokens one step processes (decode tokens + prompt chunks); the number of
+  // sequences is max_batch_size (vLLM --max-num-seqs).
+  int64_t max_num_batched_tokens = 2048;  // vLLM --max-num-batched-tokens
+  // Prefix caching: a request whose leading prompt blocks were prefilled before (and are still
+  // cached) skips their prefill. The cache holds prefix_cache_tokens (0: the KV capacity),
+  // least recently used blocks evicted first.
+  bool prefix_caching = false;
+  int64_t prefix_cache_tokens = 0;
 
   // --- text ---
   int chars_per_token = 4;                  // prompt tokens = ceil(bytes / chars_per_token)

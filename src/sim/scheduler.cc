@@ -1,30 +1,70 @@
 #include "sim/scheduler.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace sb::sim {
+namespace {
+
+int64_t round_up(int64_t n, int64_t block) {
+  return (n + block - 1) / block * block;
+}
+
+// Sets the batch size of the admitted events a step start appended (from `first` on) to the
+// batch the step runs.
+void stamp_admitted(std::vector<SchedEvent>& out, size_t first, size_t batch) {
+  for (size_t i = first; i < out.size(); ++i)
+    if (out[i].kind == SchedEvent::Kind::admitted) out[i].batch_size = static_cast<int>(batch);
+}
+
+int64_t prefix_capacity_blocks(const SimConfig& c, int64_t kv_capacity_tokens) {
+  if (!c.prefix_caching) return 0;
+  const int64_t tokens = c.prefix_cache_tokens > 0 ? c.prefix_cache_tokens : kv_capacity_tokens;
+  return tokens / std::max(1, c.kv_block_tokens);
+}
+
+}  // namespace
 
 Scheduler::Scheduler(const SimConfig& c)
     : cfg_(c),
       cost_(c),
       batch_cap_(c.batching == BatchPolicy::none ? 1 : c.max_batch_size),
-      window_(from_s(c.batch_window_ms / 1e3 * c.time_scale)) {}
+      window_(from_s(c.batch_window_ms / 1e3 * c.time_scale)),
+      block_(std::max(1, c.kv_block_tokens)),
+      total_blocks_(cost_.kv_capacity_tokens() / block_),
+      prefix_(prefix_capacity_blocks(c, cost_.kv_capacity_tokens())) {
+  // The policies other than continuous batching only know fused prefill.
+  if (cfg_.batching != BatchPolicy::continuous) {
+    cfg_.prefill_mode = PrefillMode::fused;
+    cfg_.kv_allocation = KvAllocation::reserve;
+  }
+  if (cfg_.prefill_mode == PrefillMode::separate) cfg_.kv_allocation = KvAllocation::reserve;
+}
+
+int64_t Scheduler::tgi_tokens(const Req& q) const {
+  return round_up(q.r.prompt_tokens, block_) + round_up(q.r.max_new_tokens, block_);
+}
 
 Admission Scheduler::submit(const SchedRequest& r, TimePoint now) {
   int64_t need = r.prompt_tokens + r.max_new_tokens;
   int64_t cap = cost_.kv_capacity_tokens();
-  if (need > cap) return Admission::kv_full;
+  Req q{r, now};
+  const bool separate = cfg_.prefill_mode == PrefillMode::separate;
+  const int64_t tgi_budget = cfg_.max_batch_total_tokens > 0 ? cfg_.max_batch_total_tokens : cap;
+  if (need > cap || (separate && tgi_tokens(q) > tgi_budget) ||
+      (cfg_.kv_allocation == KvAllocation::paged &&
+       round_up(need, block_) / block_ > total_blocks_))
+    return Admission::kv_full;
   int64_t queued = static_cast<int64_t>(pending_.size() + waiting_.size());
   if (cfg_.queue_limit > 0 && queued >= cfg_.queue_limit) return Admission::queue_full;
   if (cfg_.kv_full == KvFullAction::reject && kv_reserved_ + kv_waiting_ + need > cap)
     return Admission::kv_full;
-  Req q{r, now};
   kv_waiting_ += need;
-  // Under the serial lock the overhead runs inside the engine (see try_start_step).
+  // Under the serial lock the overhead runs inside the engine (see admit_front).
   q.ready = cfg_.serial_lock ? now : now + cost_.request_overhead();
   auto it = std::upper_bound(pending_.begin(), pending_.end(), q.ready,
                              [](TimePoint t, const Req& x) { return t < x.ready; });
-  pending_.insert(it, q);
+  pending_.insert(it, std::move(q));
   return Admission::accepted;
 }
 
@@ -62,10 +102,19 @@ void Scheduler::advance(TimePoint now, std::vector<SchedEvent>& out) {
     TimePoint at = *t;
     if (step_end_ && *step_end_ == at) finish_step(at, out);
     while (!pending_.empty() && pending_.front().ready <= at) {
-      waiting_.push_back(pending_.front());
+      waiting_.push_back(std::move(pending_.front()));
       pending_.pop_front();
     }
     if (!step_end_) try_start_step(at, out);
+  }
+}
+
+void Scheduler::release(Req& q) {
+  if (cfg_.kv_allocation == KvAllocation::paged) {
+    used_blocks_ -= q.blocks;
+    q.blocks = 0;
+  } else {
+    kv_reserved_ -= q.kv_need();
   }
 }
 
@@ -73,66 +122,251 @@ void Scheduler::finish_step(TimePoint t, std::vector<SchedEvent>& out) {
   busy_done_ += t - step_start_;
   step_end_.reset();
   for (auto& q : running_) {
-    if (q.cancelled) continue;
+    bool token = q.decoding;
+    q.decoding = false;
+    if (q.chunk > 0) {
+      q.todo -= q.chunk;
+      prefill_tokens_ += q.chunk;
+      q.chunk = 0;
+      token = q.todo == 0;  // the step that completes the prompt samples its next token
+      if (token) prefix_.insert(q.r.prefix_blocks, static_cast<int64_t>(q.r.prefix_blocks.size()));
+    }
+    if (!token || q.cancelled) continue;
     ++q.generated;
     out.push_back({SchedEvent::Kind::token, q.r.id, t, q.generated, step_batch_,
                    q.generated >= q.r.output_tokens});
   }
   auto done = [&](const Req& q) { return q.cancelled || q.generated >= q.r.output_tokens; };
-  for (const auto& q : running_)
-    if (done(q)) kv_reserved_ -= q.kv_need();
+  for (auto& q : running_)
+    if (done(q)) release(q);
   running_.erase(std::remove_if(running_.begin(), running_.end(), done), running_.end());
+  if (step_kind_ == StepKind::prefill) waiting_tokens_ = 1;
+  if (step_kind_ == StepKind::decode) {
+    ++waiting_tokens_;
+    may_concat_ = true;
+  }
 }
 
 void Scheduler::try_start_step(TimePoint t, std::vector<SchedEvent>& out) {
-  int64_t cap = cost_.kv_capacity_tokens();
-  size_t first_new = running_.size();
+  switch (cfg_.prefill_mode) {
+    case PrefillMode::fused:
+      return start_fused(t, out);
+    case PrefillMode::separate:
+      return start_separate(t, out);
+    case PrefillMode::chunked:
+      return start_chunked(t, out);
+  }
+}
+
+bool Scheduler::fits_now(const Req& q) const {
+  if (cfg_.kv_allocation == KvAllocation::paged)
+    return used_blocks_ + round_up(q.context(), block_) / block_ <= total_blocks_;
+  return kv_reserved_ + q.kv_need() <= cost_.kv_capacity_tokens();
+}
+
+Nanos Scheduler::admit_front(TimePoint t, std::vector<SchedEvent>& out) {
+  Req q = std::move(waiting_.front());
+  waiting_.pop_front();
+  kv_waiting_ -= q.kv_need();
+  if (cfg_.kv_allocation == KvAllocation::paged) {
+    q.blocks = round_up(q.context(), block_) / block_;
+    used_blocks_ += q.blocks;
+  } else {
+    kv_reserved_ += q.kv_need();
+  }
+  int64_t cached = 0;
+  if (cfg_.prefix_caching && !q.r.prefix_blocks.empty())
+    cached = std::clamp<int64_t>(prefix_.match(q.r.prefix_blocks) * block_, 0, q.context() - 1);
+  prefix_hit_tokens_ += cached;
+  q.todo = q.context() - cached;
+  q.chunk = 0;
+  q.decoding = false;
+  Nanos overhead{0};
+  if (!q.admitted) {
+    q.admitted = true;
+    out.push_back({SchedEvent::Kind::admitted, q.r.id, t, 0, 0, false});
+    if (cfg_.serial_lock) overhead = cost_.request_overhead();
+  }
+  running_.push_back(std::move(q));
+  return overhead;
+}
+
+void Scheduler::preempt_back() {
+  Req q = std::move(running_.back());
+  running_.pop_back();
+  release(q);
+  q.todo = q.chunk = 0;
+  q.decoding = false;
+  kv_waiting_ += q.kv_need();
+  ++preemptions_;
+  waiting_.push_front(std::move(q));
+}
+
+void Scheduler::grow_or_preempt() {
+  for (size_t i = 0; i < running_.size(); ++i) {
+    if (running_[i].todo > 0) continue;  // its prompt's blocks came with its admission
+    const int64_t need = round_up(running_[i].context(), block_) / block_ - running_[i].blocks;
+    if (need <= 0) continue;
+    while (used_blocks_ + need > total_blocks_ && running_.size() > i + 1) preempt_back();
+    if (used_blocks_ + need > total_blocks_) {  // it is the most recent itself
+      preempt_back();
+      break;
+    }
+    used_blocks_ += need;
+    running_[i].blocks += need;
+  }
+}
+
+int64_t Scheduler::resident_tokens() const {
+  int64_t k = 0;
+  for (const auto& q : running_) k += q.context() - q.todo;
+  return k;
+}
+
+void Scheduler::begin(TimePoint t, Nanos dur, StepKind kind) {
+  step_start_ = t;
+  step_end_ = t + dur;
+  step_batch_ = static_cast<int>(running_.size());
+  step_kind_ = kind;
+}
+
+void Scheduler::start_fused(TimePoint t, std::vector<SchedEvent>& out) {
   bool may_admit = true;
   if (cfg_.batching == BatchPolicy::static_batch) {
     may_admit =
         running_.empty() && !waiting_.empty() &&
         (static_cast<int>(waiting_.size()) >= batch_cap_ || t >= waiting_.front().ready + window_);
   }
-  if (may_admit) {
-    while (!waiting_.empty() && static_cast<int>(running_.size()) < batch_cap_ &&
-           kv_reserved_ + waiting_.front().kv_need() <= cap) {
-      Req q = waiting_.front();
-      waiting_.pop_front();
-      kv_waiting_ -= q.kv_need();
-      kv_reserved_ += q.kv_need();
-      running_.push_back(q);
-    }
-  }
-  if (running_.empty()) return;
+  const int64_t preempted_before = preemptions_;
+  if (cfg_.kv_allocation == KvAllocation::paged) grow_or_preempt();
+  may_admit = may_admit && preemptions_ == preempted_before;  // vLLM: no admission that step
+  const size_t first_event = out.size();
   Nanos dur{0};
   int64_t new_prompt = 0;
-  int64_t resident = 0;
-  for (size_t i = first_new; i < running_.size(); ++i) {
-    new_prompt += running_[i].r.prompt_tokens;
-    if (cfg_.serial_lock) dur += cost_.request_overhead();
-    out.push_back({SchedEvent::Kind::admitted, running_[i].r.id, t, 0,
-                   static_cast<int>(running_.size()), false});
+  bool any_new = false;
+  while (may_admit && !waiting_.empty() && static_cast<int>(running_.size()) < batch_cap_ &&
+         fits_now(waiting_.front())) {
+    dur += admit_front(t, out);
+    Req& q = running_.back();
+    q.chunk = q.todo;
+    new_prompt += q.todo;
+    any_new = true;
   }
-  if (first_new < running_.size()) dur += cost_.prefill(new_prompt);
-  for (const auto& q : running_) resident += q.r.prompt_tokens + q.generated;
+  if (running_.empty()) return;
+  int64_t resident = 0;
+  for (auto& q : running_) {
+    q.decoding = q.chunk == 0;
+    resident += q.context();
+  }
+  if (any_new) dur += cost_.prefill(new_prompt);
   dur += cost_.decode_step(static_cast<int64_t>(running_.size()), resident);
-  step_start_ = t;
-  step_end_ = t + dur;
-  step_batch_ = static_cast<int>(running_.size());
+  stamp_admitted(out, first_event, running_.size());
+  begin(t, dur, StepKind::fused);
+}
+
+std::optional<Nanos> Scheduler::tgi_next_batch(std::optional<size_t> min_size, TimePoint t,
+                                               std::vector<SchedEvent>& out) {
+  if (waiting_.empty() || (min_size && waiting_.size() < *min_size)) return std::nullopt;
+  int64_t budget =
+      cfg_.max_batch_total_tokens > 0 ? cfg_.max_batch_total_tokens : cost_.kv_capacity_tokens();
+  for (const auto& q : running_) budget -= tgi_tokens(q);
+  int64_t prefill = 0, total = 0;
+  size_t n = 0;
+  for (const auto& q : waiting_) {
+    if (static_cast<int>(running_.size() + n) >= batch_cap_) break;
+    prefill += round_up(q.r.prompt_tokens, block_);
+    total += tgi_tokens(q);
+    if ((cfg_.max_batch_prefill_tokens > 0 && prefill > cfg_.max_batch_prefill_tokens) ||
+        total > budget)
+      break;
+    ++n;
+  }
+  if (n == 0 || (min_size && n < *min_size)) return std::nullopt;
+  Nanos overhead{0};
+  for (size_t i = 0; i < n; ++i) overhead += admit_front(t, out);
+  return overhead;
+}
+
+void Scheduler::start_separate(TimePoint t, std::vector<SchedEvent>& out) {
+  const size_t first_event = out.size();
+  const bool idle = running_.empty();
+  std::optional<Nanos> admitted;
+  if (idle) {
+    admitted = tgi_next_batch(std::nullopt, t, out);
+  } else if (may_concat_) {
+    std::optional<size_t> min_size;
+    if (waiting_tokens_ < cfg_.max_waiting_tokens)
+      min_size = static_cast<size_t>(
+          std::floor(static_cast<double>(running_.size()) * cfg_.waiting_served_ratio));
+    admitted = tgi_next_batch(min_size, t, out);
+  }
+  if (admitted) {  // a prefill of the new requests only; the running batch waits
+    int64_t prompt = 0;
+    for (auto& q : running_) {
+      q.chunk = q.todo;
+      prompt += q.chunk;
+    }
+    may_concat_ = idle;  // after a prefill that joined a running batch comes a decode step
+    stamp_admitted(out, first_event, running_.size());
+    begin(t, *admitted + cost_.prefill(prompt), StepKind::prefill);
+    return;
+  }
+  if (running_.empty()) return;
+  for (auto& q : running_) q.decoding = true;
+  begin(t, cost_.decode_step(static_cast<int64_t>(running_.size()), resident_tokens()),
+        StepKind::decode);
+}
+
+void Scheduler::start_chunked(TimePoint t, std::vector<SchedEvent>& out) {
+  const int64_t preempted_before = preemptions_;
+  if (cfg_.kv_allocation == KvAllocation::paged) grow_or_preempt();
+  const int64_t resident = resident_tokens();
+  int64_t budget = cfg_.max_num_batched_tokens;
+  int64_t decode = 0, prompt = 0;
+  for (auto& q : running_)
+    if (q.todo == 0) {
+      q.decoding = true;
+      ++decode;
+      --budget;
+    }
+  for (auto& q : running_)
+    if (q.todo > 0 && budget > 0) {
+      q.chunk = std::min(q.todo, budget);
+      budget -= q.chunk;
+      prompt += q.chunk;
+    }
+  const size_t first_event = out.size();
+  Nanos dur{0};
+  while (preemptions_ == preempted_before && budget > 0 && !waiting_.empty() &&
+         static_cast<int>(running_.size()) < batch_cap_ && fits_now(waiting_.front())) {
+    dur += admit_front(t, out);
+    Req& q = running_.back();
+    q.chunk = std::min(q.todo, budget);
+    budget -= q.chunk;
+    prompt += q.chunk;
+  }
+  if (decode == 0 && prompt == 0) return;
+  dur += cost_.mixed_step(decode, resident, prompt);
+  stamp_admitted(out, first_event, running_.size());
+  begin(t, dur, StepKind::chunked);
 }
 
 SchedStats Scheduler::stats() const {
   SchedStats s;
   s.waiting = static_cast<int64_t>(pending_.size() + waiting_.size());
   s.running = static_cast<int64_t>(running_.size());
-  s.kv_used_tokens = kv_reserved_;
+  s.kv_used_tokens =
+      cfg_.kv_allocation == KvAllocation::paged ? used_blocks_ * block_ : kv_reserved_;
   s.kv_capacity_tokens = cost_.kv_capacity_tokens();
   for (const auto& q : running_) {
     s.batch_max_tokens += q.kv_need();
-    s.resident_kv_tokens += q.r.prompt_tokens + q.generated;
+    s.resident_kv_tokens += q.context() - q.todo;
   }
   s.busy = step_end_.has_value();
   s.busy_total = busy_done_;
+  s.preemptions = preemptions_;
+  s.prefill_tokens = prefill_tokens_;
+  s.prefix_hit_tokens = prefix_hit_tokens_;
   return s;
 }
 

@@ -1,15 +1,35 @@
 #pragma once
-// The simulated engine's scheduler: pure (no I/O, no real clock), driven by the
-// caller's time points, so tests run it with a fake clock.
+// The simulated engine's scheduler: pure (no I/O, no real clock), driven by the caller's time
+// points, so tests and `servebench predict` run it in fake or virtual time.
 //
-// Model (docs/simulator.md): a request arrives, spends the per-request overhead
-// (in parallel, or under the serial lock inside the engine), waits in a FIFO queue,
-// is admitted into the running batch when the policy, max batch size and KV
-// capacity allow, and then gets one token per decode step. A step that admits new
-// requests also prefills their prompts: duration = [serial overhead] + prefill(sum of
-// new prompt tokens) + decode_step(batch, resident KV tokens). Every running request
-// receives a token at the step's end. So a lone request takes
-// overhead + prefill(p) + n decode steps.
+// Model (docs/simulator.md, "The engine model"): a request arrives, spends the per-request
+// overhead (in parallel, or under the serial lock inside the engine), waits in a FIFO queue,
+// is admitted into the running batch when the policy, the batch size and the KV memory allow,
+// has its prompt prefilled and then gets one token per decode step. How prefill shares the GPU
+// with decoding is SimConfig::prefill_mode:
+//   fused:    a step that admits requests prefills them and decodes the batch: duration =
+//             [serial overhead] + prefill(new prompt tokens) + decode_step(batch, resident KV);
+//             every running request gets a token at its end. A lone request takes
+//             overhead + prefill(p) + n decode steps.
+//   separate: TGI 1.x. Prefill is its own forward pass, cost prefill(new prompt tokens); the
+//             running batch waits through it and the new requests get their first token at
+//             its end. Before each decode step the router prefills waiting requests only if
+//             floor(running x waiting_served_ratio) of them wait or max_waiting_tokens decode
+//             steps passed since the last prefill (an idle engine prefills at once), taking them
+//             in order within max_batch_prefill_tokens and max_batch_total_tokens.
+//   chunked:  vLLM. Each step has max_num_batched_tokens: one per decoding sequence first, then
+//             chunks of prompts (partly prefilled ones first, then newly admitted ones); cost
+//             mixed_step(decoding, resident KV, prompt tokens). A request gets its first token
+//             at the end of the step that completes its prompt.
+// KV (SimConfig::kv_allocation): reserve holds prompt + max_new tokens from admission to the
+// end; paged holds ceil((prompt + generated) / kv_block_tokens) blocks, taking a block when a
+// sequence crosses into one. When no block is free, the most recently admitted running request
+// is preempted by recompute: it frees its blocks, goes back to the front of the queue and, when
+// readmitted, prefills its prompt and the tokens it had generated again (its tokens already
+// sent stay sent; its next token continues the count).
+// Prefix caching: a request whose leading prompt blocks (SchedRequest::prefix_blocks) are in
+// the cache prefills only the rest (at least one token); its blocks are cached once its prefill
+// completes.
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -18,6 +38,7 @@
 #include "common/clock.h"
 #include "sim/config.h"
 #include "sim/cost_model.h"
+#include "sim/prefix_cache.h"
 
 namespace sb::sim {
 
@@ -26,6 +47,9 @@ struct SchedRequest {
   int64_t prompt_tokens = 0;
   int64_t max_new_tokens = 0;  // KV reservation = prompt + max_new
   int64_t output_tokens = 0;   // tokens to generate (<= max_new_tokens; EOS may stop early)
+  // Chained hashes of the prompt's full KV blocks (sim/prefix_cache.h block_hashes), block 0
+  // first; empty: the request shares no prefix the cache could know.
+  std::vector<uint64_t> prefix_blocks;
 };
 
 enum class Admission {
@@ -37,7 +61,7 @@ enum class Admission {
 struct SchedEvent {
   enum class Kind { admitted, token } kind = Kind::token;
   uint64_t id = 0;
-  TimePoint time{};    // model time of the event
+  TimePoint time{};    // model time of the event (admitted: the start of its first step)
   int64_t index = 0;   // token: 1-based index
   int batch_size = 0;  // running batch size of the step
   bool last = false;   // token: the request's last token
@@ -46,12 +70,15 @@ struct SchedEvent {
 struct SchedStats {
   int64_t waiting = 0;         // in the queue (including the overhead phase)
   int64_t running = 0;         // in the batch
-  int64_t kv_used_tokens = 0;  // reserved by running requests
+  int64_t kv_used_tokens = 0;  // reserved (reserve) or held in blocks (paged) by running requests
   int64_t kv_capacity_tokens = 0;
   int64_t batch_max_tokens = 0;  // sum of prompt + max_new of the running batch
   int64_t resident_kv_tokens = 0;
-  bool busy = false;    // a step is in progress
-  Nanos busy_total{0};  // total model time spent in steps (completed + current start)
+  bool busy = false;              // a step is in progress
+  Nanos busy_total{0};            // total model time spent in steps (completed + current start)
+  int64_t preemptions = 0;        // requests preempted by recompute so far
+  int64_t prefill_tokens = 0;     // prompt (and recomputed) tokens prefilled so far
+  int64_t prefix_hit_tokens = 0;  // prompt tokens the prefix cache spared so far
 };
 
 class Scheduler {
@@ -75,17 +102,48 @@ class Scheduler {
   struct Req {
     SchedRequest r;
     TimePoint ready{};
-    int64_t generated = 0;
+    int64_t generated = 0;  // tokens sent
+    int64_t todo = 0;       // prompt (+ recomputed) tokens still to prefill at this admission
+    int64_t chunk = 0;      // tokens of `todo` the current step prefills
+    bool decoding = false;  // takes part in the current step as a decoding sequence
+    int64_t blocks = 0;     // paged: KV blocks held
+    bool admitted = false;  // its admitted event was sent
     bool cancelled = false;
     int64_t kv_need() const { return r.prompt_tokens + r.max_new_tokens; }
+    int64_t context() const { return r.prompt_tokens + generated; }
   };
+  enum class StepKind { fused, prefill, decode, chunked };
+
   void finish_step(TimePoint t, std::vector<SchedEvent>& out);
   void try_start_step(TimePoint t, std::vector<SchedEvent>& out);
+  void start_fused(TimePoint t, std::vector<SchedEvent>& out);
+  void start_separate(TimePoint t, std::vector<SchedEvent>& out);
+  void start_chunked(TimePoint t, std::vector<SchedEvent>& out);
+  // Moves waiting_.front() into the batch (KV taken, prefix cache consulted, todo set); sends
+  // its admitted event the first time. Returns the serial overhead it adds to the step.
+  Nanos admit_front(TimePoint t, std::vector<SchedEvent>& out);
+  bool fits_now(const Req& q) const;  // the KV the front request needs is free
+  // TGI's Queue::next_batch: admits from the front within the token budgets if at least
+  // min_size (when given) can go. Returns the serial overhead the admitted add.
+  std::optional<Nanos> tgi_next_batch(std::optional<size_t> min_size, TimePoint t,
+                                      std::vector<SchedEvent>& out);
+  int64_t tgi_tokens(const Req& q) const;  // TGI's padded prompt + max_new
+  // Paged: gives every decoding request the blocks its next token needs, preempting from the
+  // back of the batch when none is free.
+  void grow_or_preempt();
+  void preempt_back();
+  void release(Req& q);  // frees q's KV
+  int64_t resident_tokens() const;
+  void begin(TimePoint t, Nanos dur, StepKind kind);
 
   SimConfig cfg_;
   CostModel cost_;
   int batch_cap_;
   Nanos window_;
+  int64_t block_ = 16;
+  int64_t total_blocks_ = 0;  // paged
+  int64_t used_blocks_ = 0;   // paged
+  PrefixCache prefix_;
   std::deque<Req> pending_;  // in the (parallel) overhead phase, ordered by ready time
   std::deque<Req> waiting_;
   std::vector<Req> running_;
@@ -93,8 +151,16 @@ class Scheduler {
   int64_t kv_waiting_ = 0;  // reservations of pending + waiting
   std::optional<TimePoint> step_end_;
   TimePoint step_start_{};
+  StepKind step_kind_ = StepKind::fused;
   int step_batch_ = 0;
   Nanos busy_done_{0};
+  // separate (TGI): decode steps since the last prefill, and whether the next decision may
+  // prefill (not right after a prefill that joined a running batch).
+  int waiting_tokens_ = 0;
+  bool may_concat_ = false;
+  int64_t preemptions_ = 0;
+  int64_t prefill_tokens_ = 0;
+  int64_t prefix_hit_tokens_ = 0;
 };
 
 }  // namespace sb::sim
