@@ -17,6 +17,7 @@
 #include "cli/summarize_command.h"
 #include "cli/sweep_command.h"
 #include "common/error.h"
+#include "plan/predict_executor.h"
 #include "plan/run_executor.h"
 #ifdef SERVEBENCH_MPI
 #include "mpi/executor.h"
@@ -26,16 +27,40 @@
 
 namespace {
 
+bool is_run_command(std::string_view sub) {
+  return sub == "prof" || sub == "sweep" || sub == "run";
+}
+
 // Started by mpirun/srun for prof, sweep or run: every measured run is split over the
 // ranks (mpi/executor.h). Otherwise every run happens in this process.
-std::unique_ptr<sb::plan::RunExecutor> choose_executor([[maybe_unused]] int* argc,
-                                                       [[maybe_unused]] char*** argv) {
-#ifdef SERVEBENCH_MPI
+// `servebench predict prof|sweep|run ARGS`: that command, its runs in virtual time; argv
+// loses the word "predict" (plan/predict_executor.h).
+std::unique_ptr<sb::plan::RunExecutor> choose_executor(int* argc, char*** argv) {
   const std::string_view sub = *argc > 1 ? (*argv)[1] : "";
-  if (sb::mpi::launched_by_mpi() && (sub == "prof" || sub == "sweep" || sub == "run"))
-    return sb::mpi::make_executor(argc, argv);
+  if (sub == "predict" && *argc > 2 && is_run_command((*argv)[2])) {
+    for (int i = 1; i + 1 < *argc; ++i) (*argv)[i] = (*argv)[i + 1];
+    --*argc;
+    return std::make_unique<sb::plan::PredictExecutor>();
+  }
+#ifdef SERVEBENCH_MPI
+  if (sb::mpi::launched_by_mpi() && is_run_command(sub)) return sb::mpi::make_executor(argc, argv);
 #endif
   return std::make_unique<sb::plan::RunExecutor>();
+}
+
+// What `servebench predict` without prof, sweep or run answers (its --help entry).
+void add_predict_help(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand(
+      "predict",
+      "predict prof|sweep|run ARGS...: that command with every run in virtual time against "
+      "its simulator presets (no sockets, model time; seconds for a whole study)");
+  cmd->allow_extras();
+  cmd->callback([] {
+    throw CLI::ValidationError(
+        "predict",
+        "give prof, sweep or run and its flags, e.g. `servebench predict sweep --sim "
+        "tgi --concurrency 1,8,64 --num-requests 200`");
+  });
 }
 
 }  // namespace
@@ -55,6 +80,7 @@ int main(int argc, char** argv) {
   auto summarize = sb::cli::add_summarize_command(app);
   auto agree = sb::cli::add_agree_command(app);
   auto monitor = sb::cli::add_monitor_command(app);
+  add_predict_help(app);
 #ifdef SERVEBENCH_MPI
   auto merge = sb::mpi::add_merge_command(app);
 #endif

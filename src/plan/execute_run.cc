@@ -11,6 +11,7 @@
 #include "engine/engine.h"
 #include "net/url.h"
 #include "plan/progress.h"
+#include "predict/virtual_run.h"
 #include "results/request_log.h"
 #include "results/request_log_read.h"
 #include "results/run_outputs.h"
@@ -84,6 +85,7 @@ metrics::RunInfo run_info(const RunSpec& spec, const engine::EngineConfig& e,
     if (spec.sim.replicas > 1) info.config["sim_replicas"] = spec.sim.replicas;
   }
   if (spec.max_error_rate >= 0) info.config["max_error_rate"] = spec.max_error_rate;
+  if (spec.predict) info.config["predicted"] = true;
   for (const auto& [k, v] : spec.labels.items()) info.config[k] = v;
   return info;
 }
@@ -170,30 +172,65 @@ bool slo_met(const metrics::RunSummary& s, const metrics::Slo& slo, double time_
           s.metrics.tpot_ms.p99 / time_scale <= *slo.tpot_ms);
 }
 
+namespace {
+
+// The predicted run of `spec` (RunSpec::predict): its simulators' configs in virtual time.
+// `e` is resolved against placeholder addresses, one per replica (nothing listens on them).
+engine::RunResult predict_run(const RunSpec& spec, const engine::EngineConfig& e,
+                              results::RequestLog& log, const std::atomic<bool>* stop) {
+  std::vector<sim::SimConfig> replicas;
+  for (int i = 0; i < std::max(1, spec.sim.replicas); ++i)
+    replicas.push_back(sim_config_of(spec.sim, i));
+  predict::VirtualHooks hooks;
+  hooks.on_record = [&log](const metrics::RequestRecord& r) { log.append(r); };
+  hooks.keep_records = false;
+  hooks.stop = stop;
+  return predict::run_virtual(e, replicas, hooks);
+}
+
+std::vector<std::string> placeholder_urls(const RunSpec& spec) {
+  if (spec.sim.preset.empty())
+    throw usage_error(
+        "predict needs a simulated target: --sim PRESET (prof, sweep) or providers with "
+        "`sim:` (run); a real server cannot be predicted");
+  return std::vector<std::string>(static_cast<size_t>(std::max(1, spec.sim.replicas)),
+                                  "http://127.0.0.1:9");
+}
+
+}  // namespace
+
 RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop) {
   RunOutcome out;
   try {
-    RunSimulators sims(spec);
-    const engine::EngineConfig e = resolve_engine(spec, sims.urls());
+    RunSimulators sims(spec.predict ? RunSpec{} : spec);
+    const engine::EngineConfig e =
+        resolve_engine(spec, spec.predict ? placeholder_urls(spec) : sims.urls());
     std::error_code ec;
     std::filesystem::create_directories(spec.dir, ec);
     if (ec) throw usage_error(fmt::format("cannot create '{}' ({})", spec.dir, ec.message()));
     results::RequestLog log(spec.dir);
-    const std::unique_ptr<RunTelemetry> telemetry = open_telemetry(spec, e, sims);
-    ProgressPrinter progress(stderr);
-    engine::RunHooks hooks;
-    hooks.on_record = [&log](const metrics::RequestRecord& r) { log.append(r); };
-    hooks.keep_records = false;  // memory stays flat however long the run; read back below
-    hooks.stop = stop;
-    if (spec.print_progress)
-      hooks.on_progress = [&progress](const engine::LiveTotals& t) { progress.update(t); };
-    telemetry->attach(hooks);
-    engine::RunResult result = engine::run_benchmark(e, hooks);
-    progress.finish();
-    log.close();
+    engine::RunResult result;
+    nlohmann::json telemetry_json;
+    if (spec.predict) {
+      result = predict_run(spec, e, log, stop);
+      log.close();
+    } else {
+      const std::unique_ptr<RunTelemetry> telemetry = open_telemetry(spec, e, sims);
+      ProgressPrinter progress(stderr);
+      engine::RunHooks hooks;
+      hooks.on_record = [&log](const metrics::RequestRecord& r) { log.append(r); };
+      hooks.keep_records = false;  // memory stays flat however long the run; read back below
+      hooks.stop = stop;
+      if (spec.print_progress)
+        hooks.on_progress = [&progress](const engine::LiveTotals& t) { progress.update(t); };
+      telemetry->attach(hooks);
+      result = engine::run_benchmark(e, hooks);
+      progress.finish();
+      log.close();
+      telemetry_json = telemetry->finish(spec.dir);
+      sims.stop();
+    }
     result.records = results::read_back_run_records(log.path());
-    nlohmann::json telemetry_json = telemetry->finish(spec.dir);
-    sims.stop();
     metrics::RunInfo info = run_info(spec, e, result);
     info.telemetry = std::move(telemetry_json);
     metrics::RunSummary summary = metrics::summarize_run(result.records, info);

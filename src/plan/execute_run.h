@@ -24,7 +24,7 @@
 namespace sb::sim {
 class Server;
 struct SimConfig;
-}
+}  // namespace sb::sim
 namespace sb::engine {
 struct RunResult;
 }
@@ -57,6 +57,10 @@ struct RunSpec {
   nlohmann::json labels = nlohmann::json::object();  // merged into summary.json's config
   std::string provider_label;                        // names the run's series on the live endpoint
   bool print_progress = false;                       // live progress on stderr (the leader's)
+  // `servebench predict`: the run in virtual time against `sim` (src/predict) instead of live
+  // simulators: no sockets, no telemetry, model time (sim.time_scale 1); summary.json's config
+  // says `predicted: true`. A target that is not a simulator is a usage error.
+  bool predict = false;
 };
 
 // The numbers an index row and the saturation search need.

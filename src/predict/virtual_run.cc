@@ -1,0 +1,292 @@
+#include "predict/virtual_run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <memory>
+#include <queue>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/wall_clock.h"
+#include "load/arrival_schedule.h"
+#include "predict/virtual_server.h"
+#include "protocol/adapter.h"
+#include "workload/prompt_source.h"
+
+namespace sb::predict {
+namespace {
+
+using metrics::kNoTime;
+using namespace std::chrono_literals;
+
+// The client and loopback network of a live run, as virtual time models them (measured on
+// `servebench sim --trace` against prof): a request reaches the server 50 µs after it is sent,
+// requests sent at one instant leave 10 µs apart (one sender writes them in turn), and each
+// response event reaches the client 50 µs after the server wrote it. The spacing matters: as
+// live, the first of a wave of closed-loop requests can start a step on its own.
+constexpr Nanos kToServer = 50us;
+constexpr Nanos kSendSpacing = 10us;
+constexpr Nanos kToClient = 50us;
+
+// One phase of the load, as engine.cc runs it: warm-up (closed loop over the in-flight cap)
+// or the measured phase (closed loop, or the open-loop schedule).
+struct Phase {
+  bool warmup = false;
+  bool closed = true;
+  uint64_t next_id = 0, end_id = 0;  // ids still to issue: [next_id, end_id)
+  int64_t cap = 0;                   // requests in flight at most; 0: unbounded (open loop)
+  TimePoint start{}, stop_at = TimePoint::max();
+  std::vector<Nanos> schedule;  // open loop: offset of request k since start
+  size_t next_offset = 0;
+  std::deque<std::pair<uint64_t, TimePoint>> held;  // open loop: due, waiting for a slot
+};
+
+// A request in flight: its record so far and what the response will say of its counts.
+struct InFlight {
+  metrics::RequestRecord record;
+  int64_t last_text_ns = kNoTime;
+};
+
+struct Refusal {
+  TimePoint end;
+  uint64_t id;
+  bool operator>(const Refusal& o) const { return end > o.end || (end == o.end && id > o.id); }
+};
+
+class VirtualRun {
+ public:
+  VirtualRun(const engine::EngineConfig& c, const std::vector<sim::SimConfig>& replicas,
+             const VirtualHooks& hooks)
+      : config_(c),
+        hooks_(hooks),
+        prompts_(c.workload),
+        adapter_(protocol::make_adapter(c.adapter)),
+        api_(api_kind_of(c.adapter)) {
+    for (const auto& r : replicas) servers_.emplace_back(r, api_);
+  }
+
+  engine::RunResult run();
+
+ private:
+  int64_t ns(TimePoint t) const { return engine::ns_since(start_, t); }
+  bool stopped() const { return hooks_.stop && hooks_.stop->load(std::memory_order_relaxed); }
+  void run_phase(Phase& p);
+  std::optional<TimePoint> next_time(const Phase& p) const;
+  void issue(Phase& p, TimePoint now);
+  void send(const Phase& p, uint64_t id, TimePoint t_sched, TimePoint now);
+  void on_token(const sim::SchedEvent& e);
+  void finish(metrics::RequestRecord& r);
+
+  const engine::EngineConfig& config_;
+  const VirtualHooks& hooks_;
+  const workload::PromptSource prompts_;
+  std::unique_ptr<protocol::Adapter> adapter_;
+  sim::ApiKind api_;
+  std::vector<VirtualServer> servers_;
+  size_t next_server_ = 0;
+  TimePoint last_send_{};  // the instant of the latest send, and how many were sent then
+  int sends_at_last_ = 0;
+  TimePoint start_ = TimePoint{} + std::chrono::hours(1);
+  std::unordered_map<uint64_t, InFlight> in_flight_;
+  std::priority_queue<Refusal, std::vector<Refusal>, std::greater<>> refusals_;
+  // Slots in use (requests sent whose end the client has not seen yet), and the instants at
+  // which the client sees an end and frees a slot.
+  int64_t busy_ = 0;
+  std::priority_queue<TimePoint, std::vector<TimePoint>, std::greater<>> releases_;
+  std::vector<sim::SchedEvent> events_;
+  engine::RunResult result_;
+  int64_t last_end_ns_ = 0;
+};
+
+std::optional<TimePoint> VirtualRun::next_time(const Phase& p) const {
+  std::optional<TimePoint> t;
+  auto consider = [&](std::optional<TimePoint> x) {
+    if (x && (!t || *x < *t)) t = x;
+  };
+  for (const auto& s : servers_) consider(s.next_event());
+  if (!refusals_.empty()) consider(refusals_.top().end);
+  if (!releases_.empty()) consider(releases_.top());
+  if (!p.closed && !stopped() && p.next_offset < p.schedule.size() && p.next_id < p.end_id) {
+    const TimePoint due = p.start + p.schedule[p.next_offset];
+    if (due < p.stop_at) consider(due);
+  }
+  return t;
+}
+
+void VirtualRun::run_phase(Phase& p) {
+  issue(p, p.start);
+  while (const auto t = next_time(p)) {
+    for (auto& s : servers_) {
+      events_.clear();
+      s.advance(*t, events_);
+      for (const auto& e : events_)
+        if (e.kind == sim::SchedEvent::Kind::token) on_token(e);
+    }
+    while (!refusals_.empty() && refusals_.top().end <= *t) {
+      const uint64_t id = refusals_.top().id;
+      refusals_.pop();
+      auto it = in_flight_.find(id);
+      it->second.record.t_end_ns = ns(*t);
+      finish(it->second.record);
+      in_flight_.erase(it);
+      --busy_;
+    }
+    while (!releases_.empty() && releases_.top() <= *t) {
+      releases_.pop();
+      --busy_;
+    }
+    issue(p, *t);
+  }
+}
+
+void VirtualRun::issue(Phase& p, TimePoint now) {
+  const auto room = [&] { return p.cap <= 0 || busy_ < p.cap; };
+  const bool may_start = !stopped() && now < p.stop_at;
+  if (p.closed) {
+    while (may_start && room() && p.next_id < p.end_id) send(p, p.next_id++, now, now);
+    return;
+  }
+  while (may_start && p.next_offset < p.schedule.size() && p.next_id < p.end_id) {
+    const TimePoint due = p.start + p.schedule[p.next_offset];
+    if (due > now || due >= p.stop_at) break;
+    p.held.emplace_back(p.next_id++, due);
+    ++p.next_offset;
+  }
+  while (!p.held.empty() && room()) {
+    send(p, p.held.front().first, p.held.front().second, now);
+    p.held.pop_front();
+  }
+}
+
+void VirtualRun::send(const Phase& p, uint64_t id, TimePoint t_sched, TimePoint now) {
+  workload::WorkItem item = prompts_.item(id);
+  const std::string body = adapter_->build_body(protocol::Prompt{
+      .text = item.prompt, .messages_json = item.messages_json, .max_tokens = item.max_tokens});
+  InFlight f;
+  metrics::RequestRecord& r = f.record;
+  r.id = id;
+  r.warmup = p.warmup;
+  r.request_class = item.request_class.empty() ? "default" : item.request_class;
+  r.input_tokens = item.input_tokens;
+  r.t_sched_ns = ns(t_sched);
+  r.t_send_ns = ns(now);
+  sends_at_last_ = now == last_send_ ? sends_at_last_ + 1 : 0;
+  last_send_ = now;
+  const TimePoint arrives = now + kToServer + sends_at_last_ * kSendSpacing;
+  VirtualServer& server = servers_[next_server_++ % servers_.size()];
+  auto verdict = server.submit(id, body, arrives);
+  if (const auto* no = std::get_if<Rejection>(&verdict)) {
+    r.status = no->status;
+    r.error_class = no->error_class;
+    r.error = no->message;
+    refusals_.push({arrives + server.rejection_delay() + kToClient, id});
+  } else {
+    const auto& g = std::get<sim::GenRequest>(verdict);
+    r.status = 200;
+    // What the response will say (protocol/: TGI details, OpenAI usage; both always asked for).
+    if (api_ != sim::ApiKind::tgi_generate) r.input_tokens = g.prompt_tokens;
+    r.output_tokens_source =
+        sim::is_tgi(api_) ? metrics::TokenSource::details : metrics::TokenSource::usage;
+  }
+  in_flight_.emplace(id, std::move(f));
+  ++busy_;
+  // As the live engine does after each submit: a step may start at once.
+  events_.clear();
+  server.advance(now, events_);
+  for (const auto& e : events_)
+    if (e.kind == sim::SchedEvent::Kind::token) on_token(e);
+}
+
+void VirtualRun::on_token(const sim::SchedEvent& e) {
+  auto it = in_flight_.find(e.id);
+  if (it == in_flight_.end()) return;
+  InFlight& f = it->second;
+  metrics::RequestRecord& r = f.record;
+  const int64_t t = ns(e.time + kToClient);
+  if (config_.adapter.stream || e.last) {  // unstreamed: one event, the whole body at the end
+    if (r.t_first_ns == kNoTime) r.t_first_ns = r.t_first_content_ns = t;
+    if (f.last_text_ns != kNoTime)
+      r.itl_ms.push_back(static_cast<float>(static_cast<double>(t - f.last_text_ns) / 1e6));
+    f.last_text_ns = r.t_last_ns = t;
+    ++r.events;
+  }
+  if (!e.last) return;
+  r.t_end_ns = t;
+  r.output_tokens = e.index;
+  r.output_tokens_alt = e.index;  // the estimate: one token per event, 4 bytes per token
+  r.output_tokens_alt_source = metrics::TokenSource::estimate;
+  finish(r);
+  in_flight_.erase(it);
+  releases_.push(e.time + kToClient);
+}
+
+void VirtualRun::finish(metrics::RequestRecord& r) {
+  last_end_ns_ = std::max(last_end_ns_, r.t_end_ns);
+  if (hooks_.on_record) hooks_.on_record(r);
+  if (hooks_.keep_records) result_.records.push_back(std::move(r));
+}
+
+// Phases as engine.cc builds them (run_warmup, run_measured).
+engine::RunResult VirtualRun::run() {
+  const engine::LoadConfig& load = config_.load;
+  const bool closed = load.mode == engine::LoadMode::closed;
+  const int64_t cap = closed ? load.concurrency : load.max_concurrency;
+  result_.started_at = iso_utc_now();
+  result_.run_start = start_;
+  result_.workers = 1;
+  TimePoint t = start_;
+  if (load.warmup > 0) {
+    Phase warm;
+    warm.warmup = true;
+    warm.end_id = static_cast<uint64_t>(load.warmup);
+    warm.cap = cap > 0
+                   ? cap
+                   : std::clamp<int64_t>(static_cast<int64_t>(std::ceil(load.request_rate)), 1, 64);
+    warm.start = t;
+    run_phase(warm);
+    t = start_ + Nanos(last_end_ns_);
+  }
+  Phase m;
+  m.closed = closed;
+  m.cap = cap;
+  m.next_id = static_cast<uint64_t>(load.warmup);
+  m.end_id =
+      load.num_requests > 0 ? m.next_id + static_cast<uint64_t>(load.num_requests) : UINT64_MAX;
+  m.start = t;
+  if (load.duration > Nanos::zero()) m.stop_at = t + load.duration;
+  if (!closed) {
+    const size_t n =
+        load.num_requests > 0
+            ? static_cast<size_t>(load.num_requests)
+            : static_cast<size_t>(std::ceil(load.request_rate * to_s(load.duration))) + 1;
+    m.schedule = load::make_schedule(load::ScheduleConfig{.rate_per_s = load.request_rate,
+                                                          .arrival = load.arrival,
+                                                          .burstiness = load.burstiness,
+                                                          .seed = load.seed},
+                                     n);
+  }
+  run_phase(m);
+  std::sort(result_.records.begin(), result_.records.end(),
+            [](const auto& a, const auto& b) { return a.id < b.id; });
+  result_.duration_s = static_cast<double>(last_end_ns_) / 1e9;
+  result_.interrupted = stopped();
+  return std::move(result_);
+}
+
+}  // namespace
+
+engine::RunResult run_virtual(const engine::EngineConfig& config,
+                              const std::vector<sim::SimConfig>& replicas,
+                              const VirtualHooks& hooks) {
+  engine::validate(config);
+  if (replicas.empty()) throw usage_error("predict: no simulated server to predict");
+  if (config.load.mode == engine::LoadMode::closed && config.load.num_requests <= 0 &&
+      config.load.duration <= Nanos::zero())
+    throw usage_error("predict: a closed loop needs --num-requests or --duration");
+  return VirtualRun(config, replicas, hooks).run();
+}
+
+}  // namespace sb::predict

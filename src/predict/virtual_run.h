@@ -1,0 +1,33 @@
+#pragma once
+// `servebench predict`: a run's load and workload against simulated servers in virtual time,
+// a discrete-event simulation with no sockets and no sleeping. It issues the requests the live
+// engine would issue (src/engine: the same work items, bodies, closed or open loop, warm-up,
+// request and duration bounds, open-loop cap) to VirtualServers (one per simulator replica,
+// round robin), and records each request as the client would have timed it over a network
+// that adds nothing: t_sched and t_send are the intended send time (open loop: the slot's
+// release when the cap holds it back), every token event is at the scheduler's token time,
+// a refused request ends after the server's refusal delay. It does not model: timeouts,
+// faults (--fault-rate), quality scoring of outputs, client-side tokenizers.
+#include <atomic>
+#include <vector>
+
+#include "config/engine_config.h"
+#include "engine/engine.h"
+#include "sim/config.h"
+
+namespace sb::predict {
+
+struct VirtualHooks {
+  engine::RecordSink on_record;             // called as each request ends, in end-time order
+  bool keep_records = true;                 // false: RunResult::records stays empty
+  const std::atomic<bool>* stop = nullptr;  // set: no more requests are issued
+};
+
+// Runs `config` against one VirtualServer per entry of `replicas` (at least one).
+// RunResult times count from a virtual run start; duration_s is model time.
+// Throws sb::Error (usage) for a config the live engine would refuse, or --api generic.
+engine::RunResult run_virtual(const engine::EngineConfig& config,
+                              const std::vector<sim::SimConfig>& replicas,
+                              const VirtualHooks& hooks);
+
+}  // namespace sb::predict

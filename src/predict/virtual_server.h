@@ -1,0 +1,53 @@
+#pragma once
+// One simulated server in virtual time: the live simulator's request parsing (sim::parse_generate)
+// and its Scheduler, without sockets or sleeping. What a request body would get from
+// `servebench sim` (its prompt and output token counts, its admission verdict, the instant of
+// every token) it gets here from the same code, so a predicted run and a live run of the same
+// seed and workload differ only by what the network and the client add.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "protocol/adapter.h"
+#include "sim/api.h"
+#include "sim/config.h"
+#include "sim/scheduler.h"
+
+namespace sb::predict {
+
+// The simulator API a client adapter speaks: TGI (stream or not), completions, chat.
+// Throws sb::Error (usage) for --api generic, which no simulator endpoint implements.
+sim::ApiKind api_kind_of(const protocol::AdapterConfig& adapter);
+
+// A request the server answered at once with an error (validation, queue full, KV full).
+struct Rejection {
+  int status = 0;  // HTTP status the live simulator sends (or 200 + in-stream error)
+  ErrorClass error_class = ErrorClass::ok;
+  std::string message;
+};
+
+class VirtualServer {
+ public:
+  // `config.time_scale` is ignored: virtual time is model time.
+  VirtualServer(const sim::SimConfig& config, sim::ApiKind api);
+
+  // Parses `body` as the live simulator would and offers it to the scheduler at `now` (the
+  // caller has advanced to `now`). The accepted request's generation, or why it was refused.
+  std::variant<sim::GenRequest, Rejection> submit(uint64_t id, std::string_view body,
+                                                  TimePoint now);
+  void advance(TimePoint now, std::vector<sim::SchedEvent>& out) { sched_.advance(now, out); }
+  std::optional<TimePoint> next_event() const { return sched_.next_event(); }
+  // Time the server takes to refuse a request (its per-request overhead, at least 100 µs):
+  // a closed loop hitting a full queue moves on in virtual time instead of spinning.
+  Nanos rejection_delay() const;
+
+ private:
+  sim::SimConfig config_;
+  sim::ApiKind api_;
+  sim::Scheduler sched_;
+};
+
+}  // namespace sb::predict
