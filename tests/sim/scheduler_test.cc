@@ -5,6 +5,8 @@
 
 #include <map>
 
+#include "sim/prefix_cache.h"
+
 namespace sb::sim {
 namespace {
 
@@ -272,6 +274,242 @@ TEST(Scheduler, ThroughputAtConcurrencyFollowsTheCostModel) {
     EXPECT_NEAR(closed_loop_tokens_per_s(c, conc, p, n, 60'000) / lone, 1.0, 0.01)
         << "none, C=" << conc;
   }
+}
+
+// TGI 1.x (prefill_mode separate) with the round numbers of test_config: decode 10 ms,
+// prefill max(10 ms, 0.1 ms x tokens).
+SimConfig tgi_config() {
+  SimConfig c = test_config();
+  c.prefill_mode = PrefillMode::separate;
+  c.overhead_ms = 0;
+  c.max_waiting_tokens = 20;
+  c.waiting_served_ratio = 1.2;
+  c.max_batch_prefill_tokens = 4096;
+  c.max_batch_total_tokens = 0;
+  c.max_batch_size = 32;
+  return c;
+}
+
+TEST(SchedulerTgi, PrefillInterruptsTheRunningBatch) {
+  Sim r(tgi_config());
+  r.submit(1, 0, 300, 8);  // prefill 30 ms: its first token at 30, then every 10 ms
+  r.submit(2, 42, 300, 2);
+  r.until(1000);
+  // A's tokens at 30, 40, 50; at 50 B (waiting, 1 >= floor(1 x 1.2)) is prefilled alone,
+  // 50..80, B's first token at 80; A gets nothing during it: its next token comes at 90.
+  EXPECT_EQ(r.admitted(2), 50.0);
+  EXPECT_EQ(r.tokens(2), (std::vector<double>{80, 90}));
+  std::vector<double> a = r.tokens(1);
+  EXPECT_EQ(a, (std::vector<double>{30, 40, 50, 90, 100, 110, 120, 130}));
+  EXPECT_EQ(a[3] - a[2], 10.0 + 30.0);  // decode step + B's prefill
+}
+
+TEST(SchedulerTgi, LoneRequestGetsItsFirstTokenFromThePrefill) {
+  Sim r(tgi_config());
+  r.submit(1, 0, 300, 3);
+  r.until(1000);
+  EXPECT_EQ(r.admitted(1), 0.0);
+  EXPECT_EQ(r.tokens(1), (std::vector<double>{30, 40, 50}));  // prefill + 2 decode steps
+}
+
+// Five running, one newcomer: floor(5 x 1.2) = 6 must wait before the router stops decoding,
+// unless max_waiting_tokens decode steps passed since the last prefill.
+TEST(SchedulerTgi, WaitingServedRatioHoldsNewcomersBack) {
+  auto admitted_at = [](double ratio, int newcomers) {
+    SimConfig c = tgi_config();
+    c.waiting_served_ratio = ratio;
+    c.max_waiting_tokens = 4;
+    Sim r(c);
+    for (uint64_t id = 1; id <= 5; ++id) r.s.submit({id, 100, 50, 50}, at_ms(0));
+    r.until(0);  // one prefill of 500 tokens, 0..50 ms; decode steps end at 60, 70, 80, ...
+    for (int k = 0; k < newcomers; ++k) r.submit(100 + k, 55, 100, 5);
+    r.until(2000);
+    return r.admitted(100);
+  };
+  EXPECT_EQ(admitted_at(1.2, 1), 80.0);  // 1 < 6: after 3 decode steps (waiting_tokens 4)
+  EXPECT_EQ(admitted_at(1.2, 6), 60.0);  // 6 >= 6: at the first step boundary
+  EXPECT_EQ(admitted_at(0.0, 1), 60.0);  // ratio 0: always
+}
+
+TEST(SchedulerTgi, PrefillTokenBudgetSplitsThePrefill) {
+  SimConfig c = tgi_config();
+  c.overhead_ms = 5;  // all three become ready together at 5 ms
+  c.waiting_served_ratio = 0;
+  c.max_batch_prefill_tokens = 256;  // 100-token prompts pad to 112: two fit, three do not
+  Sim r(c);
+  for (uint64_t id = 1; id <= 3; ++id) r.submit(id, 0, 100, 3);
+  r.until(1000);
+  EXPECT_EQ(r.admitted(1), 5.0);
+  EXPECT_EQ(r.admitted(2), 5.0);
+  EXPECT_EQ(r.admitted(3), 25.0);  // the next decision, after the first prefill (20 ms)
+  EXPECT_EQ(r.tokens(3).front(), 35.0);
+}
+
+TEST(SchedulerTgi, TotalTokenBudgetWaitsForRoom) {
+  SimConfig c = tgi_config();
+  c.waiting_served_ratio = 0;
+  c.max_batch_total_tokens = 300;  // 112 + 16 = 128 per request: two fit
+  Sim r(c);
+  r.submit(1, 0, 100, 3);
+  r.submit(2, 0, 100, 3);
+  r.submit(3, 0, 100, 3);
+  r.until(1000);
+  const double end1 = r.tokens(1).back();
+  EXPECT_LT(r.admitted(2), end1);
+  EXPECT_EQ(r.admitted(3), end1);  // admitted once request 1 left the batch
+}
+
+// vLLM chunked prefill: budget 64 tokens a step, decode tokens first.
+TEST(SchedulerChunked, DecodeFirstThenPromptChunksFillTheBudget) {
+  SimConfig c = test_config();
+  c.prefill_mode = PrefillMode::chunked;
+  c.overhead_ms = 0;
+  c.max_num_batched_tokens = 64;
+  Sim r(c);
+  r.submit(1, 0, 100, 6);  // chunks 64 + 36: first token at 20
+  r.submit(2, 15, 100, 3);
+  r.until(1000);
+  // B: 63 tokens beside A's decode token at 20..30, the remaining 37 at 30..40.
+  EXPECT_EQ(r.admitted(2), 20.0);
+  EXPECT_EQ(r.tokens(2), (std::vector<double>{40, 50, 60}));
+  // A is never paused: a token every step (10 ms: 64 tokens x 0.1 ms < the weight read).
+  EXPECT_EQ(r.tokens(1), (std::vector<double>{20, 30, 40, 50, 60, 70}));
+  EXPECT_EQ(r.s.stats().prefill_tokens, 200);
+}
+
+TEST(SchedulerChunked, ComputeBoundChunksCostTheirTokens) {
+  SimConfig c = test_config();
+  c.prefill_mode = PrefillMode::chunked;
+  c.overhead_ms = 0;
+  c.prefill_ms_per_token = 1;  // 1 ms a token: a 64-token step takes 64 ms
+  c.max_num_batched_tokens = 64;
+  Sim r(c);
+  r.submit(1, 0, 100, 2);
+  r.until(1000);
+  EXPECT_EQ(r.tokens(1), (std::vector<double>{64 + 36, 64 + 36 + 10}));
+}
+
+// Paged KV: 4 blocks of 16 tokens; two requests that each grow to 4 blocks cannot both run.
+TEST(SchedulerPaged, PreemptionByRecomputeLosesNoRequest) {
+  for (PrefillMode mode : {PrefillMode::chunked, PrefillMode::fused}) {
+    SimConfig c = test_config();
+    c.prefill_mode = mode;
+    c.kv_allocation = KvAllocation::paged;
+    c.kv_block_tokens = 16;
+    c.kv_capacity_tokens = 64;
+    c.overhead_ms = 0;
+    Sim r(c);
+    for (uint64_t id = 1; id <= 3; ++id) ASSERT_EQ(r.submit(id, 0, 16, 40), Admission::accepted);
+    r.until(100'000);
+    for (uint64_t id = 1; id <= 3; ++id) {
+      std::vector<int64_t> idx;
+      int lasts = 0;
+      for (const auto& e : r.ev)
+        if (e.id == id && e.kind == SchedEvent::Kind::token) {
+          idx.push_back(e.index);
+          lasts += e.last;
+        }
+      ASSERT_EQ(idx.size(), 40u) << "request " << id;
+      for (size_t i = 0; i < idx.size(); ++i) EXPECT_EQ(idx[i], static_cast<int64_t>(i) + 1);
+      EXPECT_EQ(lasts, 1);
+    }
+    const SchedStats st = r.s.stats();
+    EXPECT_GT(st.preemptions, 0);
+    EXPECT_GT(st.prefill_tokens, 3 * 16);  // the preempted redid prompt + generated tokens
+    EXPECT_EQ(st.kv_used_tokens, 0);
+    EXPECT_EQ(st.running + st.waiting, 0);
+    EXPECT_FALSE(r.s.next_event().has_value());
+  }
+}
+
+TEST(SchedulerPaged, NeverFittingRequestIsRefused) {
+  SimConfig c = test_config();
+  c.prefill_mode = PrefillMode::chunked;
+  c.kv_allocation = KvAllocation::paged;
+  c.kv_capacity_tokens = 64;
+  Sim r(c);
+  EXPECT_EQ(r.submit(1, 0, 60, 10), Admission::kv_full);  // 70 tokens > 4 blocks
+}
+
+TEST(SchedulerPrefix, CacheHitSkipsThePrefillOfCachedBlocks) {
+  SimConfig c = test_config();
+  c.overhead_ms = 0;
+  c.prefill_ms_per_token = 1;  // prefill(T) = T ms above 10 ms
+  c.prefix_caching = true;
+  const std::string shared(64 * 4, 'a');  // 4 blocks of 16 tokens x 4 bytes
+  auto request = [&](uint64_t id, const std::string& text) {
+    SchedRequest q{id, 100, 1, 1};
+    q.prefix_blocks = block_hashes(text, 16 * 4, 100 / 16);
+    return q;
+  };
+  Sim r(c);
+  auto send = [&](const SchedRequest& q, double t) {
+    r.until(t);
+    r.s.submit(q, at_ms(t));
+    r.until(t);
+  };
+  send(request(1, shared + std::string(200, 'x')), 0);    // miss: prefill 100 + step 10
+  send(request(2, shared + std::string(200, 'y')), 200);  // 4 blocks hit: prefill 36
+  send(request(3, std::string(400, 'z')), 400);           // another prefix: miss
+  r.until(1000);
+  EXPECT_EQ(r.tokens(1), (std::vector<double>{110}));
+  EXPECT_EQ(r.tokens(2), (std::vector<double>{200 + 36 + 10}));
+  EXPECT_EQ(r.tokens(3), (std::vector<double>{400 + 100 + 10}));
+  EXPECT_EQ(r.s.stats().prefix_hit_tokens, 64);
+}
+
+TEST(SchedulerPrefix, OffByDefaultForTgi) {
+  EXPECT_FALSE(preset_config("tgi").prefix_caching);
+  EXPECT_EQ(preset_config("tgi").prefill_mode, PrefillMode::separate);
+}
+
+TEST(PrefixCache, EvictsLeastRecentlyUsedBlocks) {
+  PrefixCache cache(4);
+  const std::vector<uint64_t> a{1, 2, 3}, b{7, 8};
+  cache.insert(a, 3);
+  EXPECT_EQ(cache.match(a), 3);
+  cache.insert(b, 2);  // 5 > 4: a's last block goes
+  EXPECT_EQ(cache.size_blocks(), 4);
+  EXPECT_EQ(cache.match(a), 2);
+  EXPECT_EQ(cache.match(b), 2);
+  EXPECT_EQ(block_hashes("abcdefgh", 4, 10).size(), 2u);
+  EXPECT_EQ(block_hashes("abcdefgh", 4, 1).size(), 1u);
+  EXPECT_EQ(block_hashes("abcdXXXX", 4, 10)[0], block_hashes("abcdefgh", 4, 10)[0]);
+  EXPECT_NE(block_hashes("abcdXXXX", 4, 10)[1], block_hashes("abcdefgh", 4, 10)[1]);
+}
+
+// The wrapper presets: both run one request at a time; fastapi's per-request overhead holds the
+// lock (no overlap with another generation) and its API server adds 4.3 ms to every token.
+TEST(SchedulerWrappers, FastapiAndPytorchDiffer) {
+  auto second_request = [](const char* preset) {
+    Sim r(preset_config(preset));
+    r.submit(1, 0, 20, 5);
+    r.submit(2, 0, 20, 5);
+    r.until(100'000);
+    return std::make_pair(r.tokens(1), r.tokens(2));
+  };
+  const auto [pt1, pt2] = second_request("pytorch");
+  const auto [fa1, fa2] = second_request("fastapi");
+  const SimConfig p = preset_config("pytorch"), f = preset_config("fastapi");
+  // Token gap: the step overheads differ by the API server's 4.3 ms.
+  EXPECT_NEAR((fa1[2] - fa1[1]) - (pt1[2] - pt1[1]), 4.3, 1e-3);
+  // After the first ends, pytorch's second request has done its overhead in parallel;
+  // fastapi's does it then, under the lock.
+  const double prefill_and_step_p = pt2[0] - pt1.back();
+  const double prefill_and_step_f = fa2[0] - fa1.back();
+  EXPECT_NEAR(prefill_and_step_f - prefill_and_step_p, f.overhead_ms + 4.3, 1e-3);
+  EXPECT_GT(f.overhead_ms, p.overhead_ms);
+  // A short request's end-to-end time: fastapi's is the longest.
+  EXPECT_GT(fa1.back(), pt1.back() + (f.overhead_ms - p.overhead_ms));
+}
+
+TEST(Scheduler, InstantPresetKeepsOneMillisecondSteps) {
+  SimConfig c = preset_config("instant");
+  EXPECT_EQ(c.prefill_mode, PrefillMode::fused);
+  Sim r(c);
+  r.submit(1, 0, 10, 3);
+  r.until(100);
+  EXPECT_EQ(r.tokens(1), (std::vector<double>{2, 3, 4}));  // prefill floor 1 ms + 1 ms steps
 }
 
 TEST(Scheduler, KvReadsSlowDecodeSteps) {
