@@ -119,6 +119,32 @@ const Param kParams[] = {
      }},
     {{"max-input-tokens", "longest prompt (422 / 400 beyond)"}, SB_INT(max_input_tokens)},
     {{"max-total-tokens", "longest prompt + output"}, SB_INT(max_total_tokens)},
+    {{"prefill-mode", "fused | separate (TGI 1.x) | chunked (vLLM): prefill vs decode steps"},
+     [](SimConfig& c, const std::string&, const std::string& v) {
+       c.prefill_mode = sim::prefill_mode_from_string(v);
+     }},
+    {{"kv-allocation", "reserve (prompt + max_new at admission) | paged (blocks, preemption)"},
+     [](SimConfig& c, const std::string&, const std::string& v) {
+       c.kv_allocation = sim::kv_allocation_from_string(v);
+     }},
+    {{"kv-block-tokens", "KV block size in tokens (vLLM --block-size)"}, SB_INT(kv_block_tokens)},
+    {{"waiting-served-ratio", "separate: prefill when waiting >= running x this (TGI)"},
+     SB_NUM(waiting_served_ratio)},
+    {{"max-waiting-tokens", "separate: prefill anyway after this many decode steps (TGI)"},
+     SB_INT(max_waiting_tokens)},
+    {{"max-batch-prefill-tokens", "separate: prompt tokens per prefill (TGI; 0: no limit)"},
+     SB_INT(max_batch_prefill_tokens)},
+    {{"max-batch-total-tokens", "separate: KV token budget of the batch (TGI; 0: KV capacity)"},
+     SB_INT(max_batch_total_tokens)},
+    {{"max-num-batched-tokens", "chunked: tokens per step, decode + prompt chunks (vLLM)"},
+     SB_INT(max_num_batched_tokens)},
+    {{"max-num-seqs", "vLLM's name of max-batch-size"}, SB_INT(max_batch_size)},
+    {{"prefix-caching", "true: cached prompt blocks skip their prefill"},
+     [](SimConfig& c, const std::string& f, const std::string& v) {
+       c.prefix_caching = to_bool(f, v);
+     }},
+    {{"prefix-cache-tokens", "prefix cache size in tokens (0: the KV capacity)"},
+     SB_INT(prefix_cache_tokens)},
     {{"chars-per-token", "prompt tokens = ceil(bytes / this)"}, SB_INT(chars_per_token)},
     {{"eos-probability", "per-token chance of stopping early unless ignore_eos"},
      SB_NUM(eos_probability)},
