@@ -478,6 +478,23 @@ TEST(PrefixCache, EvictsLeastRecentlyUsedBlocks) {
   EXPECT_NE(block_hashes("abcdXXXX", 4, 10)[1], block_hashes("abcdefgh", 4, 10)[1]);
 }
 
+TEST(PrefixCache, PromptPrefixBlocksOfABody) {
+  SimConfig c = preset_config("tgi");
+  const std::string a =
+      R"({"inputs":")" + std::string(300, 'p') + "A" + std::string(20, 'q') + R"("})";
+  const std::string b =
+      R"({"inputs":")" + std::string(300, 'p') + "B" + std::string(20, 'q') + R"("})";
+  EXPECT_TRUE(prompt_prefix_blocks(c, a, 76).empty());  // off for tgi-1.x
+  c.prefix_caching = true;
+  const auto ha = prompt_prefix_blocks(c, a, 76), hb = prompt_prefix_blocks(c, b, 76);
+  ASSERT_EQ(ha.size(), 4u);  // 76 tokens / 16; 64-byte blocks of the body
+  EXPECT_EQ(ha, hb);         // the first 256 bytes are equal
+  const auto la = prompt_prefix_blocks(c, a, 100), lb = prompt_prefix_blocks(c, b, 100);
+  ASSERT_EQ(la.size(), 5u);  // the body's 334 bytes hold 5 full blocks (6 allowed)
+  EXPECT_EQ(la[3], lb[3]);
+  EXPECT_NE(la[4], lb[4]);  // 'A' and 'B' are in the fifth block
+}
+
 // The wrapper presets: both run one request at a time; fastapi's per-request overhead holds the
 // lock (no overlap with another generation) and its API server adds 4.3 ms to every token.
 TEST(SchedulerWrappers, FastapiAndPytorchDiffer) {
