@@ -155,6 +155,11 @@ void validate_scheduling(const SimConfig& c) {
     bad("prefill-mode",
         fmt::format("'{}' needs --batching continuous (got {}); none and static use fused",
                     to_string(c.prefill_mode), to_string(c.batching)));
+  if (c.prefill_mode == PrefillMode::separate && c.max_batch_prefill_tokens > 0 &&
+      c.max_batch_prefill_tokens < c.max_input_tokens)
+    bad("max-batch-prefill-tokens",
+        fmt::format("{} is below max-input-tokens {}: the longest prompt could never be prefilled",
+                    c.max_batch_prefill_tokens, c.max_input_tokens));
   if (c.kv_allocation == KvAllocation::paged && c.prefill_mode == PrefillMode::separate)
     bad("kv-allocation", "paged does not go with prefill-mode separate (TGI 1.x reserves KV)");
   if (c.kv_allocation == KvAllocation::paged && !continuous)
