@@ -107,6 +107,10 @@ SimConfig preset_config(std::string_view name) {
   // The named presets are engine behaviours (sim/engine_behaviour.h) on those defaults.
   if (name == "tgi" || name == "pytorch" || name == "fastapi") {
     apply_engine_behaviour(name == "tgi" ? "tgi-1.x" : name, c);
+    if (name != "tgi") {  // the wrappers take the model's context: Llama-2's 4096
+      c.max_input_tokens = 4095;
+      c.max_total_tokens = 4096;
+    }
     return c;
   }
   if (name == "instant" || name == "fast") {

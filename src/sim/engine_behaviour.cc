@@ -96,10 +96,8 @@ void python_common(SimConfig& c) {
   c.prefill_mode = PrefillMode::fused;
   c.kv_allocation = KvAllocation::reserve;
   c.max_batch_size = 1;
-  c.queue_limit = 0;  // the HTTP server just queues
-  c.prefix_caching = false;
-  c.max_input_tokens = 4095;  // Llama-2 context 4096
-  c.max_total_tokens = 4096;
+  c.queue_limit = 0;         // the HTTP server just queues
+  c.prefix_caching = false;  // the context limits stay the model's (transformers has no other)
   c.bandwidth_efficiency = 0.735;  // the same kernels' weight read as TGI's on this GPU
   c.mfu = 0.6;                     // eager attention, no flash kernels in prefill
 }
