@@ -73,6 +73,18 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
   app.add_option("--max-event-bytes", f.max_event_bytes, "Per-SSE-event limit")->capture_default_str();
   app.add_option("--grace-period", f.grace_period, "After Ctrl-C, wait this long for in-flight requests")->capture_default_str();
   app.add_option("--sim", f.sim, "Start the embedded simulator with this preset (tgi, fastapi, pytorch) and target it");
+  app.add_option("--sim-gpu", f.sim_gpu,
+                 "Embedded catalog simulator: GPU (A10G, L4, L40S, A100, H100, H200; "
+                 "servebench sim --list)");
+  app.add_option("--sim-model", f.sim_model,
+                 "Embedded catalog simulator: model (llama-2-7b, llama-3.1-8b, qwen2.5-7b, ...)");
+  app.add_option("--sim-engine", f.sim_engine,
+                 "Embedded catalog simulator: engine behaviour (tgi-1.x, vllm, trtllm, pytorch, "
+                 "fastapi)");
+  app.add_option("--sim-tp", f.sim_tp,
+                 "Embedded catalog simulator: tensor-parallel GPUs (1, 2, 4, 8)");
+  app.add_option("--sim-dtype", f.sim_dtype,
+                 "Embedded catalog simulator: weight precision (fp16, bf16, fp8, int8, int4)");
   app.add_option("--sim-time-scale", f.sim_time_scale, "Embedded simulator: multiply simulated times");
   app.add_option("--sim-seed", f.sim_seed,
                  "Embedded simulator: seed of its output text (a different 'model'; default 42)");
@@ -138,12 +150,31 @@ void warn_plain_http_secrets(const engine::EngineConfig& e) {
              e.api_key.empty() ? "a credential header" : "the API key", e.client.url.host);
 }
 
+// --sim PRESET, or the catalog choice of the --sim-gpu/--sim-model/... flags (not both).
+plan::SimTarget sim_target_of(const ProfFlags& f) {
+  const bool catalog = !f.sim_gpu.empty() || !f.sim_model.empty() || !f.sim_engine.empty() ||
+                       !f.sim_dtype.empty() || f.sim_tp.has_value();
+  if (!catalog) {
+    plan::SimTarget t;
+    t.preset = f.sim;
+    return t;
+  }
+  if (!f.sim.empty())
+    throw usage_error(fmt::format(
+        "--sim {} and --sim-gpu/--sim-model/--sim-engine/--sim-tp/--sim-dtype exclude each "
+        "other: a preset or a catalog choice (e.g. --sim-engine vllm --sim-gpu H100 "
+        "--sim-model llama-3.1-8b), not both",
+        f.sim));
+  sim::SimChoice ch{f.sim_gpu, f.sim_model, f.sim_engine, f.sim_dtype, f.sim_tp.value_or(1)};
+  return plan::catalog_target(ch);
+}
+
 }  // namespace
 
 ProfConfig to_prof_config(const ProfFlags& f) {
   ProfConfig pc;
   auto& e = pc.run.engine;
-  pc.run.sim.preset = f.sim;
+  pc.run.sim = sim_target_of(f);
   if (!(f.sim_time_scale > 0))
     throw usage_error("--sim-time-scale: a positive factor (e.g. 0.1 runs 10x faster)");
   pc.run.sim.time_scale = f.sim_time_scale;
@@ -155,9 +186,10 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   else
     throw usage_error(fmt::format("--quality-tokenize '{}': use auto, 13a, zh or char",
                                   f.quality_tokenize));
-  if (f.base_url.empty() && f.sim.empty())
+  if (f.base_url.empty() && pc.run.sim.preset.empty())
     throw usage_error("--base-url is required (e.g. --base-url http://127.0.0.1:8000), "
-                      "or --sim tgi to benchmark the embedded simulator");
+                      "or --sim tgi (or --sim-gpu/--sim-model/...) to benchmark the embedded "
+                      "simulator");
   if (!f.base_url.empty()) e.client.url = net::parse_url(f.base_url);
   e.client.insecure = f.insecure;
   e.client.ca_file = f.ca_file;
@@ -258,8 +290,8 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   pc.quiet = f.quiet;
   pc.no_progress = f.no_progress;
   pc.run.print_progress = !f.no_progress;
-  if (f.sim.empty()) {
-    engine::validate(e);  // with --sim, validated once the URL is known
+  if (pc.run.sim.preset.empty()) {
+    engine::validate(e);  // with a simulator, validated once the URL is known
     warn_plain_http_secrets(e);
   }
   return pc;

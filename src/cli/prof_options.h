@@ -45,6 +45,10 @@ struct ProfFlags {
   std::string output_dir, max_response_bytes = "64M", max_event_bytes = "1M";
   double max_error_rate = -1;
   std::string sim;
+  // A catalog simulator (--sim-gpu, --sim-model, --sim-engine, --sim-tp, --sim-dtype): any of
+  // them instead of --sim PRESET; the others take the catalog's defaults (sim/catalog.h).
+  std::string sim_gpu, sim_model, sim_engine, sim_dtype;
+  std::optional<int> sim_tp;
   double sim_time_scale = 1.0;
   std::optional<uint64_t> sim_seed;
   bool save_outputs = false;

@@ -12,7 +12,9 @@
 #include <fmt/format.h>
 
 #include "cli/sim_params.h"
+#include "sim/catalog.h"
 #include "sim/config.h"
+#include "sim/cost_model.h"
 #include "sim/server.h"
 
 namespace sb::cli {
@@ -24,12 +26,18 @@ struct SimState {
   std::string config_file;
   std::map<std::string, std::string> values;  // flag name -> value, filled by CLI11
   std::map<std::string, CLI::Option*> options;
+  // The catalog choice (sim/catalog.h); any of them replaces the preset.
+  sim::SimChoice choice;
+  std::vector<CLI::Option*> choice_options;
+  bool list = false;
 };
 
 // What the command line gave, for resolve_sim_config.
 SimFlags given_flags(const SimState& st) {
   SimFlags f;
   if (st.preset_option->count() > 0) f.preset = st.preset;
+  for (const CLI::Option* o : st.choice_options)
+    if (o->count() > 0) f.choice = st.choice;
   f.config_file = st.config_file;
   for (const auto& [name, option] : st.options)
     if (option->count() > 0) f.values[name] = st.values.at(name);
@@ -54,10 +62,30 @@ int serve(sim::SimConfig c) {
   fmt::print(stderr,
              "servebench sim: preset {}, batching {}, time scale {}, seed {}; Ctrl-C to stop\n",
              c.preset, sim::to_string(c.batching), c.time_scale, c.seed);
+  fmt::print(stderr, "servebench sim: {} on {}x {}, {}, KV cache {} tokens\n", c.model_name,
+             c.tensor_parallel, c.gpu_name, c.dtype, sim::CostModel(c).kv_capacity_tokens());
   int sig = 0;
   sigwait(&set, &sig);
   server.stop();
   return 0;
+}
+
+// --gpu, --model, --engine, --tp, --dtype (a catalog choice) and --list.
+void add_catalog_flags(CLI::App& cmd, SimState& st) {
+  st.choice_options = {
+      cmd.add_option("--gpu", st.choice.gpu,
+                     "catalog GPU: A10G, L4, L40S, A100, H100, H200 (replaces --preset)"),
+      cmd.add_option("--model", st.choice.model,
+                     "catalog model: llama-2-7b, llama-2-13b, llama-2-70b, llama-3.1-8b, "
+                     "llama-3.1-70b, qwen2.5-7b"),
+      cmd.add_option("--engine", st.choice.engine,
+                     "catalog engine behaviour: tgi-1.x, vllm, trtllm, pytorch, fastapi"),
+      cmd.add_option("--tp", st.choice.tp, "catalog tensor parallelism: 1, 2, 4 or 8 GPUs"),
+      cmd.add_option("--dtype", st.choice.dtype, "catalog precision: fp16, bf16, fp8, int8, int4"),
+  };
+  cmd.add_flag("--list", st.list,
+               "print the catalog (GPUs, models, precisions, engines) and its "
+               "sources, and exit");
 }
 
 }  // namespace
@@ -73,9 +101,14 @@ std::function<int()> add_sim_command(CLI::App& root) {
   cmd->add_option("--config", st->config_file,
                   "YAML file of parameter overrides (keys = flag names); precedence: preset < "
                   "file < flags");
+  add_catalog_flags(*cmd, *st);
   for (const SimParam& p : sim_params())
     st->options[p.name] = cmd->add_option(std::string("--") + p.name, st->values[p.name], p.help);
   return [st]() -> int {
+    if (st->list) {
+      std::fputs(sim::catalog_listing().c_str(), stdout);
+      return 0;
+    }
     SimFlags flags = given_flags(*st);
     // Unless set: enough network threads that the simulator is not the bottleneck, leaving
     // half the cores to the client on the same host.
@@ -84,6 +117,7 @@ std::function<int()> add_sim_command(CLI::App& root) {
     sim::SimConfig c = resolve_sim_config(flags);
     c.trace_in_memory = false;
     sim::validate(c);
+    sim::validate_cost_fields(c);
     return serve(std::move(c));
   };
 }

@@ -152,6 +152,18 @@ const Param kParams[] = {
      [](SimConfig& c, const std::string&, const std::string& v) {
        c.fault_rates = sim::parse_fault_rates(v);
      }},
+    // --- model shape, precision and tensor parallelism (src/sim/cost_model.h) ---
+    {{"hidden-size", "model hidden size (the all-reduce payload per token)"}, SB_INT(hidden_size)},
+    {{"head-dim", "attention head size (KV heads = kv-dim / head-dim)"}, SB_INT(head_dim)},
+    {{"kv-bytes-per-elem", "bytes per KV-cache element (2: fp16, 1: fp8)"},
+     SB_NUM(kv_bytes_per_elem)},
+    {{"dequant-overhead", "weight-only quantisation: fraction added to weight reads and matmuls"},
+     SB_NUM(dequant_overhead)},
+    {{"tensor-parallel", "GPUs the weights and KV heads are split over (--tp checks the catalog)"},
+     SB_INT(tensor_parallel)},
+    {{"interconnect-bandwidth", "TP all-reduce link, bytes/s per GPU and direction"},
+     SB_NUM(interconnect_bytes_per_s)},
+    {{"allreduce-latency-us", "fixed cost of one TP all-reduce"}, SB_NUM(allreduce_latency_us)},
 };
 
 #undef SB_NUM
@@ -205,6 +217,19 @@ bool apply_file(SimConfig& c, const YAML::Node& root, const std::string& path) {
   return threads;
 }
 
+// The base: the catalog choice, else the preset (tgi when none). A choice and a preset
+// exclude each other (`preset_flag`: the preset came from --preset, else from the file).
+SimConfig base_config(const std::optional<sim::SimChoice>& choice,
+                      const std::optional<std::string>& preset, bool preset_flag) {
+  if (!choice) return sim::preset_config(preset.value_or("tgi"));
+  if (preset)
+    throw usage_error(fmt::format(
+        "sim: {} '{}' and --gpu/--model/--engine/--tp/--dtype exclude each other: the catalog "
+        "choice replaces the preset (drop one of them)",
+        preset_flag ? "--preset" : "the --config file's preset:", *preset));
+  return sim::config_of(*choice);
+}
+
 }  // namespace
 
 const std::vector<SimParam>& sim_params() {
@@ -221,7 +246,7 @@ SimConfig resolve_sim_config(const SimFlags& flags) {
   const YAML::Node file = has_file ? load_config_file(flags.config_file) : YAML::Node();
   std::optional<std::string> preset = flags.preset;
   if (!preset && has_file) preset = preset_of(file, flags.config_file);
-  SimConfig c = sim::preset_config(preset.value_or("tgi"));
+  SimConfig c = base_config(flags.choice, preset, flags.preset.has_value());
   const bool file_threads = has_file && apply_file(c, file, flags.config_file);
   if (!file_threads && flags.values.count("threads") == 0 && flags.default_threads > 0)
     c.threads = flags.default_threads;

@@ -2,9 +2,10 @@
 // The parameters of `servebench sim` (docs/simulator.md): each is a flag (`--max-batch-size
 // 64`) and a key of the --config YAML file (`max_batch_size: 64` or `max-batch-size: 64`).
 //
-// Precedence, lowest first: the preset's values < the --config file < flags given on the
-// command line. The preset itself is --preset when given, else the file's `preset:` key,
-// else tgi.
+// Precedence, lowest first: the preset's values (or the catalog choice's, sim/catalog.h:
+// --gpu, --model, --engine, --tp, --dtype) < the --config file < flags given on the command
+// line. The preset itself is --preset when given, else the file's `preset:` key, else tgi. A
+// catalog choice replaces the preset: with --preset or a file's `preset:` it is a usage error.
 //
 // Values are checked where they are read: a number outside its field's range is a usage
 // error naming the range (--port 70000: "out of range 0..65535"), never wrapped; integer
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/catalog.h"
 #include "sim/config.h"
 
 namespace sb::cli {
@@ -28,6 +30,7 @@ const std::vector<SimParam>& sim_params();
 // What the command line gave.
 struct SimFlags {
   std::optional<std::string> preset;          // --preset, when given
+  std::optional<sim::SimChoice> choice;       // --gpu/--model/--engine/--tp/--dtype, when given
   std::string config_file;                    // --config; empty: none
   std::map<std::string, std::string> values;  // flag name (sim_params()) -> value, given only
   // Network threads when neither the file nor a flag sets `threads`; 0: the preset's.

@@ -15,6 +15,7 @@
 #include "results/request_log.h"
 #include "results/request_log_read.h"
 #include "results/run_outputs.h"
+#include "sim/cost_model.h"
 #include "sim/server.h"
 
 namespace sb::plan {
@@ -28,7 +29,8 @@ std::optional<double> stat(const metrics::Distribution& d, double metrics::Distr
 }  // namespace
 
 sim::SimConfig sim_config_of(const SimTarget& target, int replica) {
-  sim::SimConfig sc = sim::preset_config(target.preset);
+  sim::SimConfig sc =
+      target.choice ? sim::config_of(*target.choice) : sim::preset_config(target.preset);
   sc.host = "127.0.0.1";
   sc.port = 0;
   sc.time_scale = target.time_scale;
@@ -36,7 +38,16 @@ sim::SimConfig sim_config_of(const SimTarget& target, int replica) {
   if (target.seed) sc.seed = *target.seed;
   sc.seed += static_cast<uint64_t>(replica);
   sim::validate(sc);
+  sim::validate_cost_fields(sc);
   return sc;
+}
+
+SimTarget catalog_target(const sim::SimChoice& choice) {
+  SimTarget t;
+  t.choice = sim::resolved(choice);
+  (void)sim::config_of(*t.choice);  // unknown names, tp, memory fit: at parse time
+  t.preset = sim::label_of(*t.choice);
+  return t;
 }
 
 RunSimulators::RunSimulators(const RunSpec& spec) {
@@ -83,6 +94,13 @@ metrics::RunInfo run_info(const RunSpec& spec, const engine::EngineConfig& e,
     info.config["sim_time_scale"] = spec.sim.time_scale;
     if (spec.sim.seed) info.config["sim_seed"] = *spec.sim.seed;
     if (spec.sim.replicas > 1) info.config["sim_replicas"] = spec.sim.replicas;
+    if (const auto& ch = spec.sim.choice) {
+      info.config["sim_gpu"] = ch->gpu;
+      info.config["sim_model"] = ch->model;
+      info.config["sim_engine"] = ch->engine;
+      info.config["sim_dtype"] = ch->dtype;
+      info.config["sim_tp"] = ch->tp;
+    }
   }
   if (spec.max_error_rate >= 0) info.config["max_error_rate"] = spec.max_error_rate;
   if (spec.predict) info.config["predicted"] = true;

@@ -20,6 +20,7 @@
 #include "metrics/run_summary.h"
 #include "plan/providers.h"
 #include "plan/run_telemetry.h"
+#include "sim/catalog.h"
 
 namespace sb::sim {
 class Server;
@@ -33,16 +34,24 @@ namespace sb::plan {
 
 // The embedded simulators a run targets (prof --sim, a provider's `sim:`).
 struct SimTarget {
-  std::string preset;  // empty: no simulator
-  int replicas = 1;    // load-balanced simulators, seeds seed, seed + 1, ...
+  // The preset name, or for a catalog choice its label (sim::label_of); empty: no simulator.
+  std::string preset;
+  // A catalog choice (prof --sim-gpu ..., providers.yaml `sim: {engine: vllm, gpu: H100, ...}`):
+  // the simulators are sim::config_of(*choice) instead of the preset; names resolved.
+  std::optional<sim::SimChoice> choice;
+  int replicas = 1;  // load-balanced simulators, seeds seed, seed + 1, ...
   double time_scale = 1.0;
   std::optional<uint64_t> seed;  // its output text's seed; empty: the preset's own
 };
 
 // The simulator config of replica `replica` (0-based) of `target` (seed + replica), on
 // 127.0.0.1 with an ephemeral port, validated: what the live simulators and `predict` run.
-// Throws sb::Error (usage) for an unknown preset or a bad value.
+// From target.choice when set (sim::config_of), else the preset. Throws sb::Error (usage) for
+// an unknown preset or catalog name, a model that does not fit, or a bad value.
 sim::SimConfig sim_config_of(const SimTarget& target, int replica);
+// The target of a catalog choice: `choice` resolved (sim::resolved) and its label as preset;
+// checked (sim::config_of). Throws sb::Error (usage) as sim_config_of does.
+SimTarget catalog_target(const sim::SimChoice& choice);
 
 struct RunSpec {
   engine::EngineConfig engine;  // load, workload, protocol; the target unless provider/sim say

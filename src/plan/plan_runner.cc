@@ -256,6 +256,7 @@ int run_plan(const Plan& plan, const PlanRunOptions& o) {
     t.base.slo = metrics::parse_goodput_flags(d.goodput);
     t.base.provider = &p;
     t.base.sim.preset = p.sim;
+    t.base.sim.choice = p.sim_choice;
     t.base.sim.replicas = p.sim_replicas;
     t.base.sim.time_scale = o.sim_time_scale.value_or(d.sim_time_scale);
     t.base.sim.seed = d.sim_seed;

@@ -23,6 +23,48 @@ void check_url(const YamlContext& ctx, const YAML::Node& at, const std::string& 
   }
 }
 
+// `sim: PRESET` or `sim: {engine: vllm, gpu: H100, model: llama-3.1-8b, tp: 1, dtype: fp8}`
+// (the catalog, sim/catalog.h) of the provider mapping `parent`.
+void parse_sim(const YamlContext& ctx, const YAML::Node& parent, const std::string& fi,
+               Provider& p) {
+  const YAML::Node n = parent["sim"];
+  const std::string f = fi + ".sim";
+  if (!n.IsMap()) {
+    const std::string preset = get_string(ctx, parent, "sim", f).value_or("");
+    try {
+      (void)sim::preset_config(preset);
+    } catch (const Error&) {
+      std::string names;
+      for (const auto& s : sim::preset_names()) names += (names.empty() ? "" : ", ") + s;
+      yaml_fail(ctx, n, f,
+                fmt::format("unknown preset '{}' (use {}, or a catalog map such as {{engine: "
+                            "vllm, gpu: H100, model: llama-3.1-8b}})",
+                            preset, names));
+    }
+    p.sim = preset;
+    return;
+  }
+  check_keys(ctx, n, f, {"engine", "gpu", "model", "tp", "dtype"});
+  sim::SimChoice ch;
+  ch.engine = get_string(ctx, n, "engine", f + ".engine").value_or("");
+  ch.gpu = get_string(ctx, n, "gpu", f + ".gpu").value_or("");
+  ch.model = get_string(ctx, n, "model", f + ".model").value_or("");
+  ch.dtype = get_string(ctx, n, "dtype", f + ".dtype").value_or("");
+  const int64_t tp = get_int(ctx, n, "tp", f + ".tp", 1).value_or(1);
+  if (tp > 8) yaml_fail(ctx, n["tp"], f + ".tp", "at most 8 GPUs (one node)");
+  ch.tp = static_cast<int>(tp);
+  try {
+    ch = sim::resolved(ch);
+    (void)sim::config_of(ch);  // tp and memory fit
+  } catch (const Error& e) {
+    std::string why = e.what();
+    if (why.starts_with("sim: ")) why.erase(0, 5);
+    yaml_fail(ctx, n, f, why);
+  }
+  p.sim = sim::label_of(ch);
+  p.sim_choice = ch;
+}
+
 Provider parse_one(const YamlContext& ctx, const YAML::Node& n, size_t index) {
   const std::string f = fmt::format("providers[{}]", index);
   if (!n.IsMap()) yaml_fail(ctx, n, f, "expected a mapping with id, base_url, ...");
@@ -84,24 +126,15 @@ Provider parse_one(const YamlContext& ctx, const YAML::Node& n, size_t index) {
       p.headers.emplace_back(name, value);
     }
   }
-  if (auto sim = get_string(ctx, n, "sim", fi + ".sim")) {
-    try {
-      (void)sim::preset_config(*sim);
-    } catch (const Error&) {
-      std::string names;
-      for (const auto& s : sim::preset_names()) names += (names.empty() ? "" : ", ") + s;
-      yaml_fail(ctx, n["sim"], fi + ".sim",
-                fmt::format("unknown preset '{}' (use {})", *sim, names));
-    }
-    p.sim = *sim;
-  }
+  if (n["sim"]) parse_sim(ctx, n, fi, p);
   // Checked before the cast to int (2147483648 would wrap to a negative count).
   const int64_t replicas = get_int(ctx, n, "sim_replicas", fi + ".sim_replicas", 1).value_or(1);
   if (replicas > 64)
     yaml_fail(ctx, n["sim_replicas"], fi + ".sim_replicas", "at most 64 simulators");
   p.sim_replicas = static_cast<int>(replicas);
   if (n["sim_replicas"] && p.sim.empty())
-    yaml_fail(ctx, n["sim_replicas"], fi + ".sim_replicas", "only with `sim: PRESET`");
+    yaml_fail(ctx, n["sim_replicas"], fi + ".sim_replicas",
+              "only with `sim: PRESET` or a `sim:` catalog map");
   if (const YAML::Node l = n["launch"]) {
     const std::string fl = fi + ".launch";
     check_keys(ctx, l, fl, {"command", "ready_url", "ready_timeout", "stop_grace"});

@@ -17,6 +17,8 @@
 //     - id: tgi-sim
 //       sim: tgi                        # an in-process simulator preset (as `prof --sim`)
 //       sim_replicas: 2                 # that many simulators, load-balanced
+//     - id: h100-vllm
+//       sim: {engine: vllm, gpu: H100, model: llama-3.1-8b, tp: 1, dtype: fp8}   # the catalog
 //     - id: local
 //       base_url: http://127.0.0.1:8080
 //       launch: {command: "text-generation-launcher ...", ready_url: http://127.0.0.1:8080/health,
@@ -35,6 +37,7 @@
 
 #include "config/engine_config.h"
 #include "plan/yaml_fields.h"
+#include "sim/catalog.h"
 
 namespace sb::plan {
 
@@ -52,7 +55,10 @@ struct Provider {
   engine::LoadBalancer load_balancer = engine::LoadBalancer::rr;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string api_key_env;
-  std::string sim;  // simulator preset; empty: a real server
+  std::string sim;  // simulator preset, or a catalog choice's label; empty: a real server
+  // `sim: {engine, gpu, model, tp, dtype}`: a catalog simulator (sim/catalog.h), names
+  // resolved; absent for `sim: PRESET`.
+  std::optional<sim::SimChoice> sim_choice;
   int sim_replicas = 1;
   std::optional<LaunchSpec> launch;
   std::string where;  // FILE:LINE of its entry, for messages at run time

@@ -247,14 +247,18 @@ MemoryFit memory_fit(const ModelSpec& m, const GpuSpec& g, const PrecisionSpec& 
 
 std::string fit_error(const ModelSpec& m, const GpuSpec& g, const PrecisionSpec& p, int tp,
                       const MemoryFit& f) {
+  const std::string room = gb(f.gpu_memory_bytes - f.reserve_bytes);
   std::string msg = fmt::format(
       "sim: {} {} on {}x {} does not fit: weights {} / {} GPU{} = {} per GPU, KV {:.3f} MiB per "
-      "token ({:.3f} MiB per GPU); GPU memory {} - reserve {} = {} for weights and KV; {} left "
-      "for KV = {} tokens, fewer than one {}-token sequence",
+      "token ({:.3f} MiB per GPU); GPU memory {} - reserve {} = {} for weights and KV: ",
       m.name, p.name, tp, g.name, gb(f.weights_bytes), tp, tp == 1 ? "" : "s",
       gb(f.weights_per_gpu_bytes), f.kv_bytes_per_token / kMiB, f.kv_bytes_per_token_per_gpu / kMiB,
-      gb(f.gpu_memory_bytes), gb(f.reserve_bytes), gb(f.gpu_memory_bytes - f.reserve_bytes),
-      gb(f.free_bytes), f.kv_capacity_tokens, f.min_kv_tokens);
+      gb(f.gpu_memory_bytes), gb(f.reserve_bytes), room);
+  if (f.free_bytes <= 0)
+    msg += fmt::format("the weights alone are {} more", gb(-f.free_bytes));
+  else
+    msg += fmt::format("{} left for KV = {} tokens, fewer than one {}-token sequence",
+                       gb(f.free_bytes), f.kv_capacity_tokens, f.min_kv_tokens);
   std::vector<std::string> fixes;
   for (int n : {2, 4, 8})
     if (n > tp && m.heads % n == 0 &&

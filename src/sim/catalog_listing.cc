@@ -7,13 +7,13 @@ namespace sb::sim {
 
 std::string catalog_listing() {
   std::string out = "GPUs (--gpu):\n";
-  out += fmt::format("  {:<6} {:>9} {:>10} {:>10} {:>9} {:>9} {:>18} {:>7}\n", "name", "memory",
+  out += fmt::format("  {:<6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>18} {:>7}\n", "name", "memory",
                      "bandwidth", "FP16 TF/s", "FP8 TF/s", "bw/mfu", "TP link", "power");
   for (const GpuSpec& g : catalog_gpus()) {
     out += fmt::format(
-        "  {:<6} {:>6.1f} GB {:>5.0f} GB/s {:>10.0f} {:>9} {:>4.2f}/{:<4.2f} "
+        "  {:<6} {:>6.0f} MiB {:>5.0f} GB/s {:>10.0f} {:>9} {:>4.2f}/{:<4.2f} "
         "{:>8} {:>4.0f} GB/s {:>3.0f}-{:.0f} W\n",
-        g.name, g.memory_bytes / 1e9, g.bandwidth_bytes_per_s / 1e9, g.fp16_flops / 1e12,
+        g.name, g.memory_bytes / 1048576.0, g.bandwidth_bytes_per_s / 1e9, g.fp16_flops / 1e12,
         g.fp8_flops > 0 ? fmt::format("{:.0f}", g.fp8_flops / 1e12) : "-", g.bandwidth_efficiency,
         g.mfu, g.interconnect, g.interconnect_bytes_per_s / 1e9, g.idle_power_w, g.max_power_w);
     out += fmt::format("         source: {}\n", g.source);

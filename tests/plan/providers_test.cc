@@ -7,8 +7,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "common/error.h"
+#include "plan/execute_run.h"
+#include "plan/plan.h"
+#include "plan/plan_runner.h"
+#include "plan/predict_executor.h"
 #include "plan/providers.h"
+#include "sim/cost_model.h"
 
 namespace sb::plan {
 namespace {
@@ -153,6 +160,112 @@ TEST(Providers, ApiKeyEnvMustBeSet) {
   ::setenv("SB_TEST_UNSET_KEY", "sekrit", 1);
   apply_provider(ps[0], {}, e);
   EXPECT_EQ(e.api_key, "sekrit");
+}
+
+// `sim:` as a catalog map (sim/catalog.h): read, checked, and turned into the run's SimTarget
+// the way plan_runner does.
+TEST(Providers, SimCatalogMapRoundTripsToSimTarget) {
+  const auto ps = parse(R"(providers:
+  - id: h100-vllm
+    sim: {engine: vllm, gpu: h100, model: LLAMA-3.1-8B, tp: 1, dtype: fp8}
+    sim_replicas: 2
+  - id: defaults
+    sim: {model: qwen2.5-7b}
+  - id: tgi
+    sim: tgi
+)");
+  ASSERT_EQ(ps.size(), 3u);
+  ASSERT_TRUE(ps[0].sim_choice.has_value());
+  const sim::SimChoice& ch = *ps[0].sim_choice;
+  EXPECT_EQ(ch.engine, "vllm");
+  EXPECT_EQ(ch.gpu, "H100");  // spelled as the catalog spells it
+  EXPECT_EQ(ch.model, "llama-3.1-8b");
+  EXPECT_EQ(ch.dtype, "fp8");
+  EXPECT_EQ(ch.tp, 1);
+  EXPECT_EQ(ps[0].sim, "vllm-h100-llama-3.1-8b-fp8-tp1");
+  EXPECT_EQ(ps[0].sim_replicas, 2);
+  ASSERT_TRUE(ps[1].sim_choice.has_value());
+  EXPECT_EQ(ps[1].sim, "tgi-1.x-a10g-qwen2.5-7b-fp16-tp1");
+  EXPECT_FALSE(ps[2].sim_choice.has_value());
+  EXPECT_EQ(ps[2].sim, "tgi");
+
+  SimTarget t;  // as plan_runner fills it
+  t.preset = ps[0].sim;
+  t.choice = ps[0].sim_choice;
+  t.replicas = ps[0].sim_replicas;
+  const sim::SimConfig c0 = sim_config_of(t, 0);
+  const sim::SimConfig c1 = sim_config_of(t, 1);
+  EXPECT_EQ(c0.gpu_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(c0.model_name, "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(c0.dtype, "fp8");
+  EXPECT_DOUBLE_EQ(c0.gpu_flops, 1979e12);
+  EXPECT_DOUBLE_EQ(sim::CostModel(c0).weights_bytes(), 8030261248.0);
+  EXPECT_EQ(c1.seed, c0.seed + 1);
+  EXPECT_EQ(c0.preset, t.preset);
+  // The same as the catalog's own config of the choice.
+  EXPECT_EQ(c0.max_total_tokens, sim::config_of(ch).max_total_tokens);
+}
+
+TEST(Providers, SimCatalogMapErrorsNameTheFieldAndTheKnownNames) {
+  struct Case {
+    std::string yaml, message;
+  };
+  const Case cases[] = {
+      {"providers:\n  - id: a\n    sim: {gpu: B200}\n",
+       "providers.yaml:3:10: providers[0] (a).sim: unknown GPU 'B200' (known: A10G, L4, L40S, "
+       "A100, H100, H200)"},
+      {"providers:\n  - id: a\n    sim: {engine: sglang}\n",
+       "providers[0] (a).sim: unknown engine 'sglang' (known: tgi-1.x, vllm, trtllm, pytorch, "
+       "fastapi)"},
+      {"providers:\n  - id: a\n    sim: {model: gpt-5}\n", "unknown model 'gpt-5' (known: "},
+      {"providers:\n  - id: a\n    sim: {dtype: fp4}\n", "unknown dtype 'fp4' (known: "},
+      {"providers:\n  - id: a\n    sim: {gpu: H100, size: 2}\n",
+       "providers[0] (a).sim.size: unknown field"},
+      {"providers:\n  - id: a\n    sim: {gpu: H100, tp: 16}\n",
+       "providers[0] (a).sim.tp: at most 8 GPUs"},
+      {"providers:\n  - id: a\n    sim: {gpu: A10G, model: llama-2-70b}\n",
+       "llama-2-70b fp16 on 1x A10G does not fit: weights 137.95 GB"},
+      {"providers:\n  - id: a\n    sim: {gpu: H100}\n    base_url: http://x\n",
+       "providers[0] (a).sim: give either sim: or base_url/endpoints, not both"},
+  };
+  for (const auto& c : cases) EXPECT_THAT(error_of(c.yaml), HasSubstr(c.message)) << c.yaml;
+}
+
+// A plan whose provider is a catalog simulator, run in virtual time: summary.json names the
+// choice (config.sim_gpu, ...), so reports can.
+TEST(Providers, ACatalogProvidersRunsRecordTheChoice) {
+  const auto dir = std::filesystem::temp_directory_path() / "sb_providers_catalog_run";
+  std::filesystem::remove_all(dir);
+  const Plan plan = parse_plan(R"(name: catalog
+providers:
+  - {id: h100, sim: {engine: vllm, gpu: H100, model: llama-3.1-8b, dtype: fp8}}
+defaults: {api: openai, input_length: 64, output_length: 8}
+stages:
+  - {name: one, kind: baseline, concurrency: 2, num_requests: 6}
+)",
+                               "plan.yaml");
+  PredictExecutor exec;
+  PlanRunOptions o;
+  o.output_dir = dir.string();
+  o.quiet = true;
+  o.executor = &exec;
+  EXPECT_EQ(run_plan(plan, o), 0);
+  int summaries = 0;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(dir)) {
+    if (f.path().filename() != "summary.json") continue;
+    ++summaries;
+    const auto j = nlohmann::json::parse(std::ifstream(f.path()));
+    const auto& cfg = j["config"];
+    EXPECT_EQ(cfg["sim_gpu"], "H100");
+    EXPECT_EQ(cfg["sim_model"], "llama-3.1-8b");
+    EXPECT_EQ(cfg["sim_engine"], "vllm");
+    EXPECT_EQ(cfg["sim_dtype"], "fp8");
+    EXPECT_EQ(cfg["sim_tp"], 1);
+    EXPECT_EQ(cfg["sim_preset"], "vllm-h100-llama-3.1-8b-fp8-tp1");
+    EXPECT_EQ(j["run"]["requests"]["ok"], 6);
+  }
+  EXPECT_EQ(summaries, 1);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
