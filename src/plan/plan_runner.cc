@@ -64,7 +64,8 @@ std::optional<LevelMeasure> run_level(const Stage& stage, const StageTarget& t,
                                       StageRunContext& ctx, bool rate, double level,
                                       bool first_of_stage) {
   if (stopped(ctx.stop) || ctx.target_dead) return std::nullopt;
-  if (ctx.runs_done > 0 && ctx.cooldown_s > 0 && (stage.kind != StageKind::ramp || first_of_stage))
+  if (ctx.runs_done > 0 && ctx.cooldown_s > 0 && executor_of(ctx.executor).real_time() &&
+      (stage.kind != StageKind::ramp || first_of_stage))
     cooldown(ctx.cooldown_s, ctx.stop);
   if (stopped(ctx.stop)) return std::nullopt;
   RunSpec spec = t.base;

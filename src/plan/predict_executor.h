@@ -16,6 +16,7 @@ class PredictExecutor : public RunExecutor {
     predicted.print_progress = false;  // a predicted run takes (milli)seconds
     return execute_run(predicted, stop);
   }
+  bool real_time() const override { return false; }
 };
 
 }  // namespace sb::plan

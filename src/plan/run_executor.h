@@ -31,6 +31,10 @@ class RunExecutor {
     return execute_run(spec, stop);
   }
 
+  // Whether runs take real time; false for predicted runs (predict_executor.h), between which
+  // a plan's cool-down is skipped: no server is there to cool.
+  virtual bool real_time() const { return true; }
+
   // Runs `f` on the leader only (starting a provider's server, choosing the output folder);
   // every process gets its result, or its sb::Error thrown.
   virtual std::string on_leader(const std::function<std::string()>& f) { return f(); }

@@ -54,7 +54,7 @@ std::variant<sim::GenRequest, Rejection> VirtualServer::submit(uint64_t id, std:
     return Rejection{status, ErrorClass::validation, e->message};
   }
   sim::GenRequest g = std::get<sim::GenRequest>(std::move(parsed));
-  const sim::Admission verdict = sched_.submit(sim::sched_request_of(id, g), now);
+  const sim::Admission verdict = sched_.submit(sim::sched_request_of(id, g, config_, body), now);
   if (verdict != sim::Admission::accepted) return unadmitted(api_, verdict);
   return g;
 }

@@ -23,7 +23,6 @@
 #include "sim/engine.h"
 #include "sim/fault.h"
 #include "sim/http_bytes.h"
-#include "sim/prefix_cache.h"
 #include "sim/sched_request_of.h"
 
 namespace sb::sim {
@@ -359,9 +358,7 @@ awaitable<bool> serve_generate(const GenerateContext& ctx, tcp::socket& sock, co
 
   const uint64_t id = x.tr.seq;
   auto stream = std::make_shared<Stream>(sock.get_executor());
-  SchedRequest sr = sched_request_of(id, g);
-  sr.prefix_blocks = prompt_prefix_blocks(ctx.cfg, req.body(), g.prompt_tokens);
-  ctx.engine.submit(sr, stream);
+  ctx.engine.submit(sched_request_of(id, g, ctx.cfg, req.body()), stream);
   Item first = co_await stream->next();
   if (first.verdict != Admission::accepted)
     co_return co_await reject_unadmitted(x, g.stream, first.verdict);
