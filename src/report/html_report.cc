@@ -74,15 +74,18 @@ std::string backend_color(const std::vector<std::string>& backends, const std::s
   return svg::palette_color(static_cast<size_t>(it - backends.begin()) % svg::kMaxSeries);
 }
 
-// "simulated at ×S: …" for a chart of these runs ("" when all ran in real time).
+// "simulated at ×S: …" and/or "predicted in virtual time" for a chart of these runs ("" when
+// all were measured in real time).
 std::string chart_note(const std::vector<const RunData*>& runs) {
   std::vector<const json*> s;
   for (const RunData* r : runs) s.push_back(&r->summary);
+  const std::string predicted = count_predicted(s) > 0 ? "predicted in virtual time" : "";
   const auto scales = distinct_scales(s);
-  if (scales.empty()) return "";
+  if (scales.empty()) return predicted;
   std::string list;
   for (double v : scales) list += (list.empty() ? "×" : ", ×") + fmt::format("{:g}", v);
-  return fmt::format("simulated at {}: wall-clock values (model time = wall ÷ scale)", list);
+  return fmt::format("{}{}simulated at {}: wall-clock values (model time = wall ÷ scale)",
+                     predicted, predicted.empty() ? "" : "; ", list);
 }
 
 // Charts against load, as small multiples: for each quantity one panel per scenario, one

@@ -115,6 +115,8 @@ Study analyse_study(const std::vector<RunData>& runs, const StudyOptions& o) {
     st.groups.push_back(std::move(g));
   }
   st.scales = distinct_scales(summaries);
+  st.runs = summaries.size();
+  st.predicted = count_predicted(summaries);
   // The named load: the highest concurrency every backend was run at (in any scenario).
   std::map<std::string, std::vector<double>> levels_of;
   std::vector<double> all;

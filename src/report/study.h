@@ -78,7 +78,8 @@ struct Study {
   std::optional<double> at_load;  // concurrency of the per-load tables
   std::string
       at_load_reason;  // "--at-concurrency" | "the highest concurrency run by every backend"
-  std::vector<double> scales;  // distinct simulator time scales != 1
+  std::vector<double> scales;      // distinct simulator time scales != 1
+  size_t runs = 0, predicted = 0;  // runs analysed, and how many of them are predictions
   const Group* group(const std::string& backend, const std::string& scenario) const;
 };
 

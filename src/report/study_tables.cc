@@ -139,6 +139,7 @@ std::vector<Table> study_tables(const Study& st) {
 
 std::vector<std::string> study_notes(const Study& st) {
   std::vector<std::string> notes;
+  if (const std::string p = predicted_note(st.predicted, st.runs); !p.empty()) notes.push_back(p);
   if (st.at_load)
     notes.push_back(
         fmt::format("Named load: concurrency {:g} ({}).", *st.at_load, st.at_load_reason));

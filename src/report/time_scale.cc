@@ -48,4 +48,29 @@ std::string scale_note(const std::vector<double>& scales) {
       s, s < 1 ? 1 / s : s, s < 1 ? "shorter" : "longer");
 }
 
+bool predicted_of(const nlohmann::json& summary) {
+  if (!summary.is_object()) return false;
+  const auto cfg = summary.find("config");
+  if (cfg == summary.end() || !cfg->is_object()) return false;
+  const auto p = cfg->find("predicted");
+  return p != cfg->end() && p->is_boolean() && p->get<bool>();
+}
+
+size_t count_predicted(const std::vector<const nlohmann::json*>& summaries) {
+  return static_cast<size_t>(
+      std::count_if(summaries.begin(), summaries.end(),
+                    [](const nlohmann::json* s) { return predicted_of(*s); }));
+}
+
+std::string predicted_note(size_t predicted, size_t total) {
+  if (predicted == 0) return "";
+  const std::string which = predicted == total
+                                ? fmt::format("all {} runs were", total)
+                                : fmt::format("{} of {} runs were", predicted, total);
+  return fmt::format(
+      "Predicted, not measured: {} computed by `servebench predict` in virtual time from the "
+      "simulator's model (no server ran); their times are the model's.",
+      which);
+}
+
 }  // namespace sb::report

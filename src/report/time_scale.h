@@ -27,4 +27,13 @@ std::vector<double> distinct_scales(const std::vector<const nlohmann::json*>& su
 // hardware's; ≈ model = wall ÷ 0.005 (rates × 0.005), client overhead included".
 std::string scale_note(const std::vector<double>& scales);
 
+// Whether a summary is a prediction (`servebench predict`: config.predicted), not a measurement.
+bool predicted_of(const nlohmann::json& summary);
+// How many of the summaries are predictions.
+size_t count_predicted(const std::vector<const nlohmann::json*>& summaries);
+// One line when some runs were predicted: "" when none; else "Predicted, not measured: N of M
+// runs were computed by `servebench predict` in virtual time from the simulator's model (no
+// server ran); their times are the model's."
+std::string predicted_note(size_t predicted, size_t total);
+
 }  // namespace sb::report

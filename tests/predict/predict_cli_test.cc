@@ -1,0 +1,112 @@
+// `servebench predict prof|sweep|run` as a user runs it: the run folders it writes are the live
+// command's, marked predicted, and every report built on them says they are predictions.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include "../e2e/run_binary.h"
+
+namespace sb {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::run_servebench;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path fresh(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / fmt::format("sb_predict_{}_{}", name, ::getpid());
+  fs::remove_all(d);
+  return d;
+}
+
+TEST(PredictCli, SweepWritesPredictedRunFoldersThatReportsNameAsPredictions) {
+  const fs::path d = fresh("sweep");
+  const auto r = run_servebench(
+      fmt::format("predict sweep --sim tgi --api openai-chat --concurrency 1,16 --num-requests 40 "
+                  "--input-length 128 --output-length 64 -o {}",
+                  d.string()));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("Predicted, not measured: all 2 runs were computed by "
+                               "`servebench predict`"));
+  for (const char* level : {"c1", "c16"}) {
+    const auto s = nlohmann::json::parse(slurp(d / level / "summary.json"));
+    EXPECT_EQ(s["config"]["predicted"], true);
+    EXPECT_EQ(s["config"]["sim_time_scale"], 1.0);  // model time
+    EXPECT_EQ(s["run"]["requests"]["ok"], 40);
+    // requests.jsonl holds every request, as a live run writes it.
+    std::ifstream in(d / level / "requests.jsonl");
+    int lines = 0;
+    for (std::string line; std::getline(in, line);) lines += line.empty() ? 0 : 1;
+    EXPECT_EQ(lines, 40);
+    EXPECT_FALSE(s.contains("telemetry"));  // nothing was sampled
+  }
+  const auto rep =
+      run_servebench(fmt::format("report {} -o {}", d.string(), (d / "report.html").string()));
+  ASSERT_EQ(rep.code, 0) << rep.out;
+  const std::string html = slurp(d / "report.html");
+  EXPECT_THAT(html, HasSubstr("Predicted, not measured"));
+  EXPECT_THAT(html, HasSubstr("predicted in virtual time"));
+  fs::remove_all(d);
+}
+
+TEST(PredictCli, ARealServerCannotBePredicted) {
+  const fs::path d = fresh("real");
+  const auto r = run_servebench(
+      fmt::format("predict prof --base-url http://127.0.0.1:9 --num-requests 4 -o {}", d.string()));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("predict needs a simulated target: --sim PRESET"));
+  fs::remove_all(d);
+}
+
+TEST(PredictCli, PredictAloneSaysWhatItNeeds) {
+  const auto r = run_servebench("predict");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("give prof, sweep or run and its flags"));
+  const auto help = run_servebench("--help");
+  EXPECT_THAT(help.out, HasSubstr("predict"));
+}
+
+TEST(PredictCli, APlanIsPredictedWithoutItsCooldown) {
+  const fs::path d = fresh("plan");
+  fs::create_directories(d);
+  {
+    std::ofstream(d / "plan.yaml") << R"(name: p
+providers:
+  - {id: tgi, name: tgi, sim: tgi}
+  - {id: fastapi, name: fastapi, sim: fastapi}
+scenarios: [chat]
+defaults: {api: tgi, cooldown: 60s, warmup: 2}
+stages:
+  - {name: s, kind: sweep, concurrency: [1, 4], num_requests: 20}
+)";
+  }
+  const auto r = run_servebench(
+      fmt::format("predict run {} -o {}", (d / "plan.yaml").string(), (d / "out").string()));
+  ASSERT_EQ(r.code, 0) << r.out;  // 4 runs: with the 60 s cool-downs this would take 3 minutes
+  const auto index = nlohmann::json::parse(slurp(d / "out" / "index.json"));
+  ASSERT_EQ(index["runs"].size(), 4u);
+  for (const auto& run : index["runs"]) {
+    EXPECT_EQ(run["status"], "ok");
+    const auto s =
+        nlohmann::json::parse(slurp(d / "out" / run["folder"].get<std::string>() / "summary.json"));
+    EXPECT_EQ(s["config"]["predicted"], true);
+    EXPECT_EQ(s["run"]["requests"]["warmup"], 2);
+  }
+  fs::remove_all(d);
+}
+
+}  // namespace
+}  // namespace sb
