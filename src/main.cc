@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/agree_command.h"
+#include "cli/calibrate_command.h"
 #include "cli/compare_command.h"
 #include "cli/monitor_command.h"
 #include "cli/prof_command.h"
@@ -80,6 +81,7 @@ int main(int argc, char** argv) {
   auto summarize = sb::cli::add_summarize_command(app);
   auto agree = sb::cli::add_agree_command(app);
   auto monitor = sb::cli::add_monitor_command(app);
+  auto calibrate = sb::cli::add_calibrate_command(app);
   add_predict_help(app);
 #ifdef SERVEBENCH_MPI
   auto merge = sb::mpi::add_merge_command(app);
@@ -101,6 +103,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("summarize")) return summarize();
     if (app.got_subcommand("agree")) return agree();
     if (app.got_subcommand("monitor")) return monitor();
+    if (app.got_subcommand("calibrate")) return calibrate();
 #ifdef SERVEBENCH_MPI
     if (app.got_subcommand("merge")) return merge();
 #endif

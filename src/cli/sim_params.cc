@@ -1,221 +1,15 @@
 #include "cli/sim_params.h"
 
-#include <charconv>
-#include <cmath>
-#include <limits>
-#include <string_view>
-#include <type_traits>
-
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include "common/error.h"
+#include "sim/params.h"
+#include "sim/preset_file.h"
 
 namespace sb::cli {
 namespace {
 
 using sim::SimConfig;
-
-double to_double(const std::string& field, const std::string& v) {
-  size_t pos = 0;
-  double d = 0;
-  try {
-    d = std::stod(v, &pos);
-  } catch (const std::exception&) {
-    pos = 0;
-  }
-  if (pos == 0 || pos != v.size())
-    throw usage_error(fmt::format("sim: {} '{}' is not a number", field, v));
-  return d;
-}
-
-// An integer of type T. Plain digits are read exactly (all 64 bits of a seed); another
-// number form ("1e6") must be whole. Outside T's range is an error naming the range.
-template <class T>
-T to_int(const std::string& field, const std::string& v) {
-  using Limits = std::numeric_limits<T>;
-  const auto out_of_range = [&] {
-    return usage_error(
-        fmt::format("sim: {} '{}' is out of range {}..{}", field, v, Limits::min(), Limits::max()));
-  };
-  T exact{};
-  const char* end = v.data() + v.size();
-  const auto [ptr, ec] = std::from_chars(v.data(), end, exact);
-  if (ptr == end && ec == std::errc()) return exact;
-  if (ptr == end && ec == std::errc::result_out_of_range) throw out_of_range();
-  const double d = to_double(field, v);
-  if (d != std::floor(d))
-    throw usage_error(fmt::format("sim: {} '{}' must be an integer", field, v));
-  // [min, 2^digits): both bounds are exact doubles.
-  if (!(d >= static_cast<double>(Limits::min()) && d < std::ldexp(1.0, Limits::digits)))
-    throw out_of_range();
-  return static_cast<T>(d);
-}
-
-bool to_bool(const std::string& field, const std::string& v) {
-  if (v == "true" || v == "1" || v == "yes" || v == "on") return true;
-  if (v == "false" || v == "0" || v == "no" || v == "off") return false;
-  throw usage_error(fmt::format("sim: {} '{}' must be true or false", field, v));
-}
-
-// One parameter and its setter; `field` names the flag or file key in messages.
-struct Param {
-  SimParam doc;
-  void (*set)(SimConfig&, const std::string& field, const std::string& value);
-};
-
-#define SB_NUM(field_) \
-  [](SimConfig& c, const std::string& f, const std::string& v) { c.field_ = to_double(f, v); }
-#define SB_INT(field_)                                           \
-  [](SimConfig& c, const std::string& f, const std::string& v) { \
-    c.field_ = to_int<decltype(c.field_)>(f, v);                 \
-  }
-#define SB_STR(field_) [](SimConfig& c, const std::string&, const std::string& v) { c.field_ = v; }
-
-const Param kParams[] = {
-    {{"host", "address to listen on"}, SB_STR(host)},
-    {{"port", "port to listen on, 0..65535 (0: ephemeral)"}, SB_INT(port)},
-    {{"threads", "network threads (default: half the cores, 1..8)"}, SB_INT(threads)},
-    {{"time-scale", "multiply every simulated duration (0.1: 10x faster)"}, SB_NUM(time_scale)},
-    {{"seed", "seed of output text and fault rates (0..2^64-1)"}, SB_INT(seed)},
-    {{"trace", "write a JSONL ground-truth line per request to FILE"}, SB_STR(trace_path)},
-    {{"max-body-bytes", "largest accepted request body (413 beyond)"}, SB_INT(max_body_bytes)},
-    {{"model-name", "model id reported by the APIs"}, SB_STR(model_name)},
-    {{"model-params", "model parameter count"}, SB_NUM(model_params)},
-    {{"bytes-per-param", "bytes per weight (2: FP16, 0.5: 4-bit)"}, SB_NUM(bytes_per_param)},
-    {{"num-layers", "transformer layers"}, SB_INT(num_layers)},
-    {{"kv-dim", "hidden size x KV heads / heads"}, SB_INT(kv_dim)},
-    {{"gpu-memory-bytes", "GPU memory"}, SB_NUM(gpu_memory_bytes)},
-    {{"gpu-bandwidth", "GPU memory bandwidth, bytes/s"}, SB_NUM(gpu_bandwidth_bytes_per_s)},
-    {{"gpu-flops", "GPU peak FLOP/s"}, SB_NUM(gpu_flops)},
-    {{"bandwidth-efficiency", "fraction of peak bandwidth a decode step reaches"},
-     SB_NUM(bandwidth_efficiency)},
-    {{"mfu", "fraction of peak FLOP/s prefill reaches"}, SB_NUM(mfu)},
-    {{"memory-reserve-bytes", "GPU memory not available for KV"}, SB_NUM(memory_reserve_bytes)},
-    {{"decode-step-ms", "weight-read time of a decode step (0: derived)"}, SB_NUM(decode_step_ms)},
-    {{"prefill-ms-per-token", "prefill time per prompt token (0: derived)"},
-     SB_NUM(prefill_ms_per_token)},
-    {{"step-overhead-ms", "fixed cost of every decode step"}, SB_NUM(step_overhead_ms)},
-    {{"prefill-overhead-ms", "fixed cost of every prefill"}, SB_NUM(prefill_overhead_ms)},
-    {{"kv-capacity-tokens", "KV-cache capacity in tokens (0: derived from memory)"},
-     SB_INT(kv_capacity_tokens)},
-    {{"batching", "none | static | continuous"},
-     [](SimConfig& c, const std::string&, const std::string& v) {
-       c.batching = sim::batch_policy_from_string(v);
-     }},
-    {{"max-batch-size", "largest running batch"}, SB_INT(max_batch_size)},
-    {{"batch-window-ms", "static batching: longest wait for a full batch"},
-     SB_NUM(batch_window_ms)},
-    {{"kv-full", "queue | reject: a request whose KV does not fit now"},
-     [](SimConfig& c, const std::string&, const std::string& v) {
-       c.kv_full = sim::kv_full_action_from_string(v);
-     }},
-    {{"queue-limit", "most requests waiting (0: unlimited); beyond: 429 / overloaded"},
-     SB_INT(queue_limit)},
-    {{"overhead-ms", "per-request HTTP/framework overhead"}, SB_NUM(overhead_ms)},
-    {{"serial-lock", "true: overhead and engine share one lock (single Python worker)"},
-     [](SimConfig& c, const std::string& f, const std::string& v) {
-       c.serial_lock = to_bool(f, v);
-     }},
-    {{"max-input-tokens", "longest prompt (422 / 400 beyond)"}, SB_INT(max_input_tokens)},
-    {{"max-total-tokens", "longest prompt + output"}, SB_INT(max_total_tokens)},
-    {{"prefill-mode", "fused | separate (TGI 1.x) | chunked (vLLM): prefill vs decode steps"},
-     [](SimConfig& c, const std::string&, const std::string& v) {
-       c.prefill_mode = sim::prefill_mode_from_string(v);
-     }},
-    {{"kv-allocation", "reserve (prompt + max_new at admission) | paged (blocks, preemption)"},
-     [](SimConfig& c, const std::string&, const std::string& v) {
-       c.kv_allocation = sim::kv_allocation_from_string(v);
-     }},
-    {{"kv-block-tokens", "KV block size in tokens (vLLM --block-size)"}, SB_INT(kv_block_tokens)},
-    {{"waiting-served-ratio", "separate: prefill when waiting >= running x this (TGI)"},
-     SB_NUM(waiting_served_ratio)},
-    {{"max-waiting-tokens", "separate: prefill anyway after this many decode steps (TGI)"},
-     SB_INT(max_waiting_tokens)},
-    {{"max-batch-prefill-tokens", "separate: prompt tokens per prefill (TGI; 0: no limit)"},
-     SB_INT(max_batch_prefill_tokens)},
-    {{"max-batch-total-tokens", "separate: KV token budget of the batch (TGI; 0: KV capacity)"},
-     SB_INT(max_batch_total_tokens)},
-    {{"max-num-batched-tokens", "chunked: tokens per step, decode + prompt chunks (vLLM)"},
-     SB_INT(max_num_batched_tokens)},
-    {{"max-num-seqs", "vLLM's name of max-batch-size"}, SB_INT(max_batch_size)},
-    {{"prefix-caching", "true: cached prompt blocks skip their prefill"},
-     [](SimConfig& c, const std::string& f, const std::string& v) {
-       c.prefix_caching = to_bool(f, v);
-     }},
-    {{"prefix-cache-tokens", "prefix cache size in tokens (0: the KV capacity)"},
-     SB_INT(prefix_cache_tokens)},
-    {{"chars-per-token", "prompt tokens = ceil(bytes / this)"}, SB_INT(chars_per_token)},
-    {{"eos-probability", "per-token chance of stopping early unless ignore_eos"},
-     SB_NUM(eos_probability)},
-    {{"fault-rate", "global fault rates, e.g. 503=0.01,reset=0.001"},
-     [](SimConfig& c, const std::string&, const std::string& v) {
-       c.fault_rates = sim::parse_fault_rates(v);
-     }},
-    // --- model shape, precision and tensor parallelism (src/sim/cost_model.h) ---
-    {{"hidden-size", "model hidden size (the all-reduce payload per token)"}, SB_INT(hidden_size)},
-    {{"head-dim", "attention head size (KV heads = kv-dim / head-dim)"}, SB_INT(head_dim)},
-    {{"kv-bytes-per-elem", "bytes per KV-cache element (2: fp16, 1: fp8)"},
-     SB_NUM(kv_bytes_per_elem)},
-    {{"dequant-overhead", "weight-only quantisation: fraction added to weight reads and matmuls"},
-     SB_NUM(dequant_overhead)},
-    {{"tensor-parallel", "GPUs the weights and KV heads are split over (--tp checks the catalog)"},
-     SB_INT(tensor_parallel)},
-    {{"interconnect-bandwidth", "TP all-reduce link, bytes/s per GPU and direction"},
-     SB_NUM(interconnect_bytes_per_s)},
-    {{"allreduce-latency-us", "fixed cost of one TP all-reduce"}, SB_NUM(allreduce_latency_us)},
-};
-
-#undef SB_NUM
-#undef SB_INT
-#undef SB_STR
-
-const Param* find_param(std::string key) {
-  for (auto& ch : key)
-    if (ch == '_') ch = '-';
-  for (const Param& p : kParams)
-    if (key == p.doc.name) return &p;
-  return nullptr;
-}
-
-YAML::Node load_config_file(const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::Exception& e) {
-    throw usage_error(fmt::format("sim: --config {}: {}", path, e.what()));
-  }
-  if (!root.IsMap())
-    throw usage_error(fmt::format("sim: --config {}: expected a mapping of parameters", path));
-  return root;
-}
-
-// The file's `preset:` value, if any.
-std::optional<std::string> preset_of(const YAML::Node& root, const std::string& path) {
-  const YAML::Node n = root["preset"];
-  if (!n) return std::nullopt;
-  if (!n.IsScalar())
-    throw usage_error(fmt::format("sim: --config {}: 'preset' must be a scalar", path));
-  return n.Scalar();
-}
-
-// Every key but `preset:` (read first, by preset_of). Returns whether `threads` was set.
-bool apply_file(SimConfig& c, const YAML::Node& root, const std::string& path) {
-  bool threads = false;
-  for (const auto& kv : root) {
-    const std::string key = kv.first.as<std::string>();
-    if (key == "preset") continue;
-    const Param* p = find_param(key);
-    if (!p)
-      throw usage_error(
-          fmt::format("sim: --config {}: unknown key '{}' (see servebench sim --help)", path, key));
-    if (!kv.second.IsScalar())
-      throw usage_error(fmt::format("sim: --config {}: '{}' must be a scalar", path, key));
-    p->set(c, fmt::format("--config {}: {}", path, key), kv.second.Scalar());
-    threads = threads || std::string_view(p->doc.name) == "threads";
-  }
-  return threads;
-}
 
 // The base: the catalog choice, else the preset (tgi when none). A choice and a preset
 // exclude each other (`preset_flag`: the preset came from --preset, else from the file).
@@ -233,28 +27,22 @@ SimConfig base_config(const std::optional<sim::SimChoice>& choice,
 }  // namespace
 
 const std::vector<SimParam>& sim_params() {
-  static const std::vector<SimParam> docs = [] {
-    std::vector<SimParam> v;
-    for (const Param& p : kParams) v.push_back(p.doc);
-    return v;
-  }();
-  return docs;
+  return sim::param_docs();
 }
 
 SimConfig resolve_sim_config(const SimFlags& flags) {
   const bool has_file = !flags.config_file.empty();
-  const YAML::Node file = has_file ? load_config_file(flags.config_file) : YAML::Node();
+  const sim::PresetFile file =
+      has_file ? sim::read_preset_file(flags.config_file, "--config") : sim::PresetFile{};
   std::optional<std::string> preset = flags.preset;
-  if (!preset && has_file) preset = preset_of(file, flags.config_file);
+  if (!preset && has_file) preset = file.preset;
   SimConfig c = base_config(flags.choice, preset, flags.preset.has_value());
-  const bool file_threads = has_file && apply_file(c, file, flags.config_file);
+  const bool file_threads = has_file && sim::apply_preset_file(c, file, "--config");
   if (!file_threads && flags.values.count("threads") == 0 && flags.default_threads > 0)
     c.threads = flags.default_threads;
-  for (const auto& [name, value] : flags.values) {
-    const Param* p = find_param(name);
-    if (!p) throw usage_error(fmt::format("sim: unknown parameter --{}", name));
-    p->set(c, "--" + name, value);
-  }
+  for (const auto& [name, value] : flags.values)
+    if (!sim::set_param(c, name, value, "--" + name))
+      throw usage_error(fmt::format("sim: unknown parameter --{}", name));
   return c;
 }
 

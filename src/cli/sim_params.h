@@ -17,13 +17,12 @@
 
 #include "sim/catalog.h"
 #include "sim/config.h"
+#include "sim/params.h"
 
 namespace sb::cli {
 
-struct SimParam {
-  const char* name;  // flag name without "--"; the YAML key ('-' or '_')
-  const char* help;
-};
+// A parameter's flag name and help (sim/params.h holds the table and the setters).
+using SimParam = sim::ParamDoc;
 // Every overridable parameter, in --help order.
 const std::vector<SimParam>& sim_params();
 

@@ -16,6 +16,7 @@
 #include "results/request_log_read.h"
 #include "results/run_outputs.h"
 #include "sim/cost_model.h"
+#include "sim/preset_file.h"
 #include "sim/server.h"
 
 namespace sb::plan {
@@ -30,7 +31,7 @@ std::optional<double> stat(const metrics::Distribution& d, double metrics::Distr
 
 sim::SimConfig sim_config_of(const SimTarget& target, int replica) {
   sim::SimConfig sc =
-      target.choice ? sim::config_of(*target.choice) : sim::preset_config(target.preset);
+      target.choice ? sim::config_of(*target.choice) : sim::preset_or_file_config(target.preset);
   sc.host = "127.0.0.1";
   sc.port = 0;
   sc.time_scale = target.time_scale;

@@ -9,6 +9,7 @@
 #include "net/url.h"
 #include "protocol/adapter.h"
 #include "sim/config.h"
+#include "sim/preset_file.h"
 
 namespace sb::plan {
 namespace {
@@ -23,7 +24,8 @@ void check_url(const YamlContext& ctx, const YAML::Node& at, const std::string& 
   }
 }
 
-// `sim: PRESET` or `sim: {engine: vllm, gpu: H100, model: llama-3.1-8b, tp: 1, dtype: fp8}`
+// `sim: PRESET`, `sim: FILE.yaml` (a preset file, sim/preset_file.h; relative to the working
+// directory) or `sim: {engine: vllm, gpu: H100, model: llama-3.1-8b, tp: 1, dtype: fp8}`
 // (the catalog, sim/catalog.h) of the provider mapping `parent`.
 void parse_sim(const YamlContext& ctx, const YAML::Node& parent, const std::string& fi,
                Provider& p) {
@@ -32,8 +34,9 @@ void parse_sim(const YamlContext& ctx, const YAML::Node& parent, const std::stri
   if (!n.IsMap()) {
     const std::string preset = get_string(ctx, parent, "sim", f).value_or("");
     try {
-      (void)sim::preset_config(preset);
-    } catch (const Error&) {
+      (void)sim::preset_or_file_config(preset);  // a preset name or a preset file
+    } catch (const Error& e) {
+      if (sim::is_preset_file(preset)) yaml_fail(ctx, n, f, e.what());
       std::string names;
       for (const auto& s : sim::preset_names()) names += (names.empty() ? "" : ", ") + s;
       yaml_fail(ctx, n, f,

@@ -292,6 +292,16 @@ void PromptSource::load_dataset() {
 }
 
 WorkItem PromptSource::item(uint64_t index) const {
+  if (config_.replay && !config_.replay->empty()) {
+    const ReplayLength& r = (*config_.replay)[index % config_.replay->size()];
+    WorkItem item;
+    item.prompt = text_of_length(0, index, fmt::format("Request {}: ", index),
+                                 std::max<int64_t>(1, r.input_tokens), LengthUnit::tokens);
+    item.input_tokens = count_tokens(item.prompt);
+    item.max_tokens = r.max_tokens;
+    item.request_class = r.request_class;
+    return item;
+  }
   Rng lengths(config_.seed, index, kLengthStream);
   const RequestClass& cls = scenario_.pick(config_.seed, index);
   WorkItem item;

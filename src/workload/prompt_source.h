@@ -25,6 +25,14 @@ struct WorkItem {
   std::string reference;  // the expected answer (dataset `reference`), for quality scoring
 };
 
+// One request of a replayed run (servebench calibrate, src/calibrate/replay.h): its lengths as
+// measured.
+struct ReplayLength {
+  int64_t input_tokens = 1;  // prompt tokens
+  int64_t max_tokens = 1;    // output tokens to request
+  std::string request_class = "default";
+};
+
 struct WorkloadConfig {
   int64_t input_tokens = 256;   // synthetic prompt length (tokens); 1 .. 10,000,000
   int64_t output_tokens = 128;  // max_tokens of every item
@@ -38,6 +46,10 @@ struct WorkloadConfig {
   bool strict = false;        // a malformed dataset record is an error rather than skipped
   std::string shared_prefix;  // "prefixes=N,suffixes=M[,prefix=T][,suffix=T][,unit=chars]"
   std::string tokenizer;      // tokenizer.model or tokenizer.json; empty = estimates
+  // Replay: request i is a synthetic prompt of exactly replay[i % size].input_tokens tokens
+  // (as estimated: 4 characters a token), asking for its max_tokens, in its class. When
+  // non-empty it replaces every other source and length setting. Not echoed in summary.json.
+  std::shared_ptr<const std::vector<ReplayLength>> replay;
 };
 
 // The shared-prefix generator's shape (--shared-prefix).
