@@ -6,7 +6,8 @@
 namespace sb::sim {
 
 std::string catalog_listing() {
-  std::string out = "GPUs (--gpu):\n";
+  std::string out =
+      "GPUs (--gpu; bw/mfu: default efficiencies, replaced by the engine behaviour's own):\n";
   out += fmt::format("  {:<6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>18} {:>7}\n", "name", "memory",
                      "bandwidth", "FP16 TF/s", "FP8 TF/s", "bw/mfu", "TP link", "power");
   for (const GpuSpec& g : catalog_gpus()) {

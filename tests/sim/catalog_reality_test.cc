@@ -3,7 +3,8 @@
 // next request when its previous one ends), as the benchmark clients behind the sources do.
 //
 // Source: AIConfigurator's silicon measurements (github.com/ai-dynamo/aiconfigurator,
-// src/aiconfigurator/systems/silicon_sample.csv; columns silicon_ttft_ms, silicon_tpot_ms):
+// src/aiconfigurator/systems/silicon_sample.csv, later under aic-core/src/aiconfigurator_core/
+// systems/; columns silicon_ttft_ms, silicon_tpot_ms):
 //   R2: 1x H100 SXM, TensorRT-LLM 1.0.0rc3, meta-llama/Llama-3.1-8B-Instruct BF16, TP 1,
 //       ISL 1024 / OSL 512, concurrency 8..128 (TPOT);
 //   R3: 1x H200 SXM, vLLM 0.12.0, nvidia/Llama-3.1-8B-Instruct-FP8 (FP8 weights and KV),
