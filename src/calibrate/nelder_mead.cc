@@ -62,7 +62,7 @@ std::pair<Point, double> search_once(Search& s, const Point& x0, const NelderMea
     for (size_t k : idx) sp.push_back(pts[k]), sf.push_back(fv[k]);
     pts = std::move(sp);
     fv = std::move(sf);
-    if (fv[n] - fv[0] < o.f_tolerance && spread(pts) < o.x_tolerance) break;
+    if (fv[n] - fv[0] <= o.f_tolerance * fv[0] + 1e-14 || spread(pts) < o.x_tolerance) break;
     Point centroid(n, 0.0);
     for (size_t k = 0; k < n; ++k)
       for (size_t i = 0; i < n; ++i) centroid[i] += pts[k][i] / static_cast<double>(n);

@@ -12,8 +12,10 @@ struct NelderMeadOptions {
   double step = 0.3;           // initial simplex edge, in x's units
   int max_evaluations = 2000;  // over all restarts
   int restarts = 3;            // extra searches from the best point found
-  double f_tolerance = 1e-12;  // stop when f's spread over the simplex is below this
-  double x_tolerance = 1e-6;   // and its largest edge too
+  // A search stops when f's spread over the simplex is within f_tolerance x its best value
+  // (+ 1e-14), or the simplex's largest edge is below x_tolerance.
+  double f_tolerance = 1e-8;
+  double x_tolerance = 1e-4;
 };
 
 struct NelderMeadResult {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "calibrate_support.h"
+#include "common/error.h"
 #include "metrics/distribution.h"
 #include "plan/providers.h"
 
@@ -91,8 +92,8 @@ TEST(PresetFiles, PresetOrFileAcceptsBothAndNamesBadKeys) {
   try {
     sim::preset_or_file_config(bad.string());
     ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ExitCode::usage);
+  } catch (const sb::Error& e) {
+    EXPECT_EQ(e.code(), sb::ExitCode::usage);
     EXPECT_NE(std::string(e.what()).find("unknown key 'step_overhead'"), std::string::npos)
         << e.what();
   }
@@ -123,9 +124,9 @@ TEST(PresetFiles, ProvidersAcceptAPresetFile) {
     plan::parse_providers_text(
         fmt::format("providers:\n  - id: fitted\n    sim: {}\n", bad.string()), "providers.yaml");
     ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
+  } catch (const sb::Error& e) {
     const std::string m = e.what();
-    EXPECT_NE(m.find("providers[0].sim"), std::string::npos) << m;
+    EXPECT_NE(m.find("providers[0] (fitted).sim"), std::string::npos) << m;
     EXPECT_NE(m.find("mfu 'lots' is not a number"), std::string::npos) << m;
   }
 }

@@ -2,8 +2,11 @@
 // (real sockets, real time compressed 10x, small request counts: about 10 s) from a preset
 // file of known values, calibrated from the stock tgi preset. Live runs carry the client's and
 // the loopback's jitter (x10 in model time), so the fit is held to 5% on the parameters the
-// decode steps fix (bandwidth-efficiency, step-overhead-ms) and on mfu (the prefill slope), and
-// the fitted preset must forecast the held-out level within 5%.
+// decode steps fix and on mfu (the prefill slope), and the fitted preset must forecast the
+// held-out level within 5%. The decode step is asserted as a whole (step-overhead-ms + the
+// weight read at bandwidth-efficiency): the two are told apart only by the KV read's growth
+// with the batch (about 4.6 ms per step from c1 to c16 here), which the live jitter blurs (a
+// run measured: efficiency 0.588 and overhead 0 against 0.62 and 2 ms, the same 38.3 ms step).
 #include "calibrate_support.h"
 
 namespace sb::testing {
@@ -30,9 +33,14 @@ TEST(CalibrateLive, RecoversKnownParametersFromTimeScaledLiveRuns) {
   ASSERT_EQ(cal.code, 0) << cal.out;
   fmt::print("{}\n", cal.out);
   const auto got = fitted_values(fit);
-  for (const auto& [name, value] : std::map<std::string, double>{
-           {"bandwidth-efficiency", 0.62}, {"step-overhead-ms", 2.0}, {"mfu", 0.55}})
-    EXPECT_NEAR(got.at(name), value, 0.05 * value) << name;
+  EXPECT_NEAR(got.at("mfu"), 0.55, 0.05 * 0.55);
+  // The decode step, step-overhead-ms + the weight read (13.48 GB / 600 GB/s / efficiency).
+  const auto step_ms = [](double overhead_ms, double efficiency) {
+    return overhead_ms + 13.48e9 / (600e9 * efficiency) * 1e3;
+  };
+  const double want = step_ms(2.0, 0.62);
+  EXPECT_NEAR(step_ms(got.at("step-overhead-ms"), got.at("bandwidth-efficiency")), want,
+              0.05 * want);
   // The held-out level c8, forecast in virtual time with the fit, against the live run.
   const fs::path held = s.dir() / "held";
   const auto pred =
