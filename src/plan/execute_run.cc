@@ -18,6 +18,9 @@
 #include "sim/cost_model.h"
 #include "sim/preset_file.h"
 #include "sim/server.h"
+#include "telemetry/prom_text.h"
+#include "telemetry/server_scrape.h"
+#include "telemetry/telemetry.h"
 
 namespace sb::plan {
 namespace {
@@ -195,16 +198,41 @@ namespace {
 
 // The predicted run of `spec` (RunSpec::predict): its simulators' configs in virtual time.
 // `e` is resolved against placeholder addresses, one per replica (nothing listens on them).
+// The simulators' /metrics pages, rendered every telemetry interval of model time, go through
+// the live scrape's ingestion into telemetry.jsonl and `*telemetry` (as a live run's server
+// telemetry; no GPU or host is sampled).
 engine::RunResult predict_run(const RunSpec& spec, const engine::EngineConfig& e,
-                              results::RequestLog& log, const std::atomic<bool>* stop) {
+                              results::RequestLog& log, const std::atomic<bool>* stop,
+                              nlohmann::json* telemetry) {
   std::vector<sim::SimConfig> replicas;
   for (int i = 0; i < std::max(1, spec.sim.replicas); ++i)
     replicas.push_back(sim_config_of(spec.sim, i));
+  telemetry::SeriesStore store;
+  std::vector<telemetry::PageIngest> ingest;
+  for (size_t i = 0; i < replicas.size(); ++i)
+    ingest.emplace_back(replicas.size() == 1 ? "server" : fmt::format("server{}", i));
+  std::vector<int64_t> samples(replicas.size(), 0);
   predict::VirtualHooks hooks;
   hooks.on_record = [&log](const metrics::RequestRecord& r) { log.append(r); };
   hooks.keep_records = false;
   hooks.stop = stop;
-  return predict::run_virtual(e, replicas, hooks);
+  hooks.sample_interval = spec.telemetry.samplers.interval;
+  hooks.on_sample = [&](size_t i, int64_t t_ns, const std::string& page) {
+    ingest[i].ingest(telemetry::parse_prom_text(page), t_ns, store);
+    ++samples[i];
+  };
+  engine::RunResult result = predict::run_virtual(e, replicas, hooks);
+  nlohmann::json sources = nlohmann::json::array();
+  for (size_t i = 0; i < replicas.size(); ++i)
+    sources.push_back({{"kind", "server"},
+                       {"url", fmt::format("predicted:{}", ingest[i].source())},
+                       {"ok", samples[i]},
+                       {"failed", 0}});
+  *telemetry = telemetry::telemetry_block(spec.telemetry.samplers.interval, std::move(sources),
+                                          store, false, {});
+  if (!store.write_jsonl(spec.dir + "/telemetry.jsonl"))
+    fmt::print(stderr, "servebench: cannot write {}/telemetry.jsonl\n", spec.dir);
+  return result;
 }
 
 std::vector<std::string> placeholder_urls(const RunSpec& spec) {
@@ -231,7 +259,7 @@ RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop) {
     engine::RunResult result;
     nlohmann::json telemetry_json;
     if (spec.predict) {
-      result = predict_run(spec, e, log, stop);
+      result = predict_run(spec, e, log, stop, &telemetry_json);
       log.close();
     } else {
       const std::unique_ptr<RunTelemetry> telemetry = open_telemetry(spec, e, sims);

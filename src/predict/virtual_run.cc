@@ -4,6 +4,7 @@
 #include <cmath>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <unordered_map>
 
@@ -48,6 +49,9 @@ struct Phase {
 struct InFlight {
   metrics::RequestRecord record;
   int64_t last_text_ns = kNoTime;
+  size_t server = 0;
+  TimePoint arrived{};                   // at the server
+  std::optional<TimePoint> first_token;  // written by the server
 };
 
 struct Refusal {
@@ -65,7 +69,9 @@ class VirtualRun {
         prompts_(c.workload),
         adapter_(protocol::make_adapter(c.adapter)),
         api_(api_kind_of(c.adapter)) {
-    for (const auto& r : replicas) servers_.emplace_back(r, api_);
+    for (const auto& r : replicas)
+      servers_.push_back(std::make_unique<VirtualServer>(r, api_, start_));
+    next_sample_ = start_;
   }
 
   engine::RunResult run();
@@ -79,16 +85,19 @@ class VirtualRun {
   void send(const Phase& p, uint64_t id, TimePoint t_sched, TimePoint now);
   void on_token(const sim::SchedEvent& e);
   void finish(metrics::RequestRecord& r);
+  // Every sample due before `t` (the servers' state is constant between events).
+  void sample_until(TimePoint t);
 
   const engine::EngineConfig& config_;
   const VirtualHooks& hooks_;
   const workload::PromptSource prompts_;
   std::unique_ptr<protocol::Adapter> adapter_;
   sim::ApiKind api_;
-  std::vector<VirtualServer> servers_;
+  std::vector<std::unique_ptr<VirtualServer>> servers_;  // not movable (its /metrics holds a lock)
   size_t next_server_ = 0;
   TimePoint last_send_{};  // the instant of the latest send, and how many were sent then
   int sends_at_last_ = 0;
+  TimePoint next_sample_{};
   TimePoint start_ = TimePoint{} + std::chrono::hours(1);
   std::unordered_map<uint64_t, InFlight> in_flight_;
   std::priority_queue<Refusal, std::vector<Refusal>, std::greater<>> refusals_;
@@ -106,7 +115,7 @@ std::optional<TimePoint> VirtualRun::next_time(const Phase& p) const {
   auto consider = [&](std::optional<TimePoint> x) {
     if (x && (!t || *x < *t)) t = x;
   };
-  for (const auto& s : servers_) consider(s.next_event());
+  for (const auto& s : servers_) consider(s->next_event());
   if (!refusals_.empty()) consider(refusals_.top().end);
   if (!releases_.empty()) consider(releases_.top());
   if (!p.closed && !stopped() && p.next_offset < p.schedule.size() && p.next_id < p.end_id) {
@@ -119,9 +128,10 @@ std::optional<TimePoint> VirtualRun::next_time(const Phase& p) const {
 void VirtualRun::run_phase(Phase& p) {
   issue(p, p.start);
   while (const auto t = next_time(p)) {
+    sample_until(*t);
     for (auto& s : servers_) {
       events_.clear();
-      s.advance(*t, events_);
+      s->advance(*t, events_);
       for (const auto& e : events_)
         if (e.kind == sim::SchedEvent::Kind::token) on_token(e);
     }
@@ -130,6 +140,8 @@ void VirtualRun::run_phase(Phase& p) {
       refusals_.pop();
       auto it = in_flight_.find(id);
       it->second.record.t_end_ns = ns(*t);
+      servers_[it->second.server]->observe(false, to_s(*t - it->second.arrived), -1,
+                                           it->second.record.input_tokens, 0);
       finish(it->second.record);
       in_flight_.erase(it);
       --busy_;
@@ -176,7 +188,9 @@ void VirtualRun::send(const Phase& p, uint64_t id, TimePoint t_sched, TimePoint 
   sends_at_last_ = now == last_send_ ? sends_at_last_ + 1 : 0;
   last_send_ = now;
   const TimePoint arrives = now + kToServer + sends_at_last_ * kSendSpacing;
-  VirtualServer& server = servers_[next_server_++ % servers_.size()];
+  f.server = next_server_++ % servers_.size();
+  f.arrived = arrives;
+  VirtualServer& server = *servers_[f.server];
   auto verdict = server.submit(id, body, arrives);
   if (const auto* no = std::get_if<Rejection>(&verdict)) {
     r.status = no->status;
@@ -206,6 +220,7 @@ void VirtualRun::on_token(const sim::SchedEvent& e) {
   InFlight& f = it->second;
   metrics::RequestRecord& r = f.record;
   const int64_t t = ns(e.time + kToClient);
+  if (!f.first_token) f.first_token = e.time;
   if (config_.adapter.stream || e.last) {  // unstreamed: one event, the whole body at the end
     if (r.t_first_ns == kNoTime) r.t_first_ns = r.t_first_content_ns = t;
     if (f.last_text_ns != kNoTime)
@@ -218,6 +233,8 @@ void VirtualRun::on_token(const sim::SchedEvent& e) {
   r.output_tokens = e.index;
   r.output_tokens_alt = e.index;  // the estimate: one token per event, 4 bytes per token
   r.output_tokens_alt_source = metrics::TokenSource::estimate;
+  servers_[f.server]->observe(true, to_s(e.time - f.arrived), to_s(*f.first_token - f.arrived),
+                              r.input_tokens, e.index);
   finish(r);
   in_flight_.erase(it);
   releases_.push(e.time + kToClient);
@@ -227,6 +244,13 @@ void VirtualRun::finish(metrics::RequestRecord& r) {
   last_end_ns_ = std::max(last_end_ns_, r.t_end_ns);
   if (hooks_.on_record) hooks_.on_record(r);
   if (hooks_.keep_records) result_.records.push_back(std::move(r));
+}
+
+void VirtualRun::sample_until(TimePoint t) {
+  if (hooks_.sample_interval <= Nanos::zero() || !hooks_.on_sample) return;
+  for (; next_sample_ < t; next_sample_ += hooks_.sample_interval)
+    for (size_t i = 0; i < servers_.size(); ++i)
+      hooks_.on_sample(i, ns(next_sample_), servers_[i]->metrics_page(next_sample_));
 }
 
 // Phases as engine.cc builds them (run_warmup, run_measured).
@@ -269,6 +293,7 @@ engine::RunResult VirtualRun::run() {
                                      n);
   }
   run_phase(m);
+  sample_until(start_ + Nanos(last_end_ns_) + Nanos(1));  // the last one covers the run's end
   std::sort(result_.records.begin(), result_.records.end(),
             [](const auto& a, const auto& b) { return a.id < b.id; });
   result_.duration_s = static_cast<double>(last_end_ns_) / 1e9;

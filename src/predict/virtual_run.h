@@ -9,6 +9,8 @@
 // a refused request ends after the server's refusal delay. It does not model: timeouts,
 // faults (--fault-rate), quality scoring of outputs, client-side tokenizers.
 #include <atomic>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "config/engine_config.h"
@@ -21,6 +23,11 @@ struct VirtualHooks {
   engine::RecordSink on_record;             // called as each request ends, in end-time order
   bool keep_records = true;                 // false: RunResult::records stays empty
   const std::atomic<bool>* stop = nullptr;  // set: no more requests are issued
+  // Telemetry in virtual time: at run start + k * sample_interval (and once at the end), each
+  // server's /metrics page as the live simulator renders it from the same state (replica index,
+  // ns since run start, the page text). 0: no samples.
+  Nanos sample_interval{0};
+  std::function<void(size_t replica, int64_t t_ns, const std::string& page)> on_sample;
 };
 
 // Runs `config` against one VirtualServer per entry of `replicas` (at least one).

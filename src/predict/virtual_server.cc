@@ -43,8 +43,8 @@ sim::ApiKind api_kind_of(const protocol::AdapterConfig& a) {
       "predict: --api generic has no simulator endpoint; use --api tgi, openai or openai-chat");
 }
 
-VirtualServer::VirtualServer(const sim::SimConfig& config, sim::ApiKind api)
-    : config_(model_time(config)), api_(api), sched_(config_) {}
+VirtualServer::VirtualServer(const sim::SimConfig& config, sim::ApiKind api, TimePoint start)
+    : config_(model_time(config)), api_(api), sched_(config_), metrics_(config_, start) {}
 
 std::variant<sim::GenRequest, Rejection> VirtualServer::submit(uint64_t id, std::string_view body,
                                                                TimePoint now) {

@@ -14,6 +14,7 @@
 #include "protocol/adapter.h"
 #include "sim/api.h"
 #include "sim/config.h"
+#include "sim/metrics.h"
 #include "sim/scheduler.h"
 
 namespace sb::predict {
@@ -31,8 +32,9 @@ struct Rejection {
 
 class VirtualServer {
  public:
-  // `config.time_scale` is ignored: virtual time is model time.
-  VirtualServer(const sim::SimConfig& config, sim::ApiKind api);
+  // `config.time_scale` is ignored: virtual time is model time. `start`: the virtual run start
+  // (the /metrics page's utilisation counts from it).
+  VirtualServer(const sim::SimConfig& config, sim::ApiKind api, TimePoint start);
 
   // Parses `body` as the live simulator would and offers it to the scheduler at `now` (the
   // caller has advanced to `now`). The accepted request's generation, or why it was refused.
@@ -44,10 +46,20 @@ class VirtualServer {
   // a closed loop hitting a full queue moves on in virtual time instead of spinning.
   Nanos rejection_delay() const;
 
+  // The live simulator's GET /metrics page at `now` (sim/metrics.h), from this server's state:
+  // what a telemetry scrape of the live server would read.
+  std::string metrics_page(TimePoint now) { return metrics_.render(sched_.stats(), now); }
+  // A request ended (as the live server counts it on /metrics); times in seconds.
+  void observe(bool success, double duration_s, double ttft_s, int64_t prompt_tokens,
+               int64_t output_tokens) {
+    metrics_.observe_request(success, duration_s, ttft_s, prompt_tokens, output_tokens);
+  }
+
  private:
   sim::SimConfig config_;
   sim::ApiKind api_;
   sim::Scheduler sched_;
+  sim::SimMetrics metrics_;
 };
 
 }  // namespace sb::predict

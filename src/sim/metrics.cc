@@ -20,7 +20,7 @@ void SimMetrics::Histogram::render(std::string& out, std::string_view name,
   append_prom_histogram(out, name, labels, bounds, counts, sum);
 }
 
-SimMetrics::SimMetrics(const SimConfig& c) : cfg_(c), cost_(c) {
+SimMetrics::SimMetrics(const SimConfig& c, TimePoint start) : cfg_(c), cost_(c) {
   auto make = [](std::vector<double> b) {
     Histogram h;
     h.counts.assign(b.size() + 1, 0);
@@ -32,7 +32,7 @@ SimMetrics::SimMetrics(const SimConfig& c) : cfg_(c), cost_(c) {
                      5.0, 7.5, 10.0, 20.0, 40.0, 80.0});
   vllm_e2e_ =
       make({0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0});
-  start_ = last_scrape_ = Clock::now();
+  start_ = last_scrape_ = start;
 }
 
 void SimMetrics::observe_request(bool success, double duration_s, double ttft_s,

@@ -16,7 +16,8 @@ namespace sb::sim {
 
 class SimMetrics {
  public:
-  explicit SimMetrics(const SimConfig& c);
+  // `start`: the instant utilisation counts from (predict passes its virtual run start).
+  explicit SimMetrics(const SimConfig& c, TimePoint start = Clock::now());
 
   // A finished request (any outcome). duration/ttft in seconds of wall time;
   // ttft < 0 when no token was sent.

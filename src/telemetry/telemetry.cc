@@ -182,15 +182,17 @@ nlohmann::json Telemetry::to_json() const {
                        {"ok", host_counts_.ok},
                        {"failed", host_counts_.failed},
                        {"server_pid", config_.server_pid}});
-  const auto warn = warnings();
   const SeriesStats cpu = store_.stats("host/cpu_pct{process=\"client\"}");
-  return {
-      {"interval_ms", to_ms(config_.interval)},
-      {"sources", sources},
-      {"series", store_.series_json()},
-      {"histograms", store_.histograms_json()},
-      {"client_bottleneck", cpu.count > 0 && cpu.p50 > 90.0 * std::max(1, config_.client_workers)},
-      {"warnings", warn}};
+  return telemetry_block(config_.interval, std::move(sources), store_,
+                         cpu.count > 0 && cpu.p50 > 90.0 * std::max(1, config_.client_workers),
+                         warnings());
+}
+
+nlohmann::json telemetry_block(Nanos interval, nlohmann::json sources, const SeriesStore& store,
+                               bool client_bottleneck, const std::vector<std::string>& warnings) {
+  return {{"interval_ms", to_ms(interval)},         {"sources", std::move(sources)},
+          {"series", store.series_json()},          {"histograms", store.histograms_json()},
+          {"client_bottleneck", client_bottleneck}, {"warnings", warnings}};
 }
 
 }  // namespace sb::telemetry

@@ -1,6 +1,6 @@
 #pragma once
-// The telemetry side channel (docs/architecture.md): samplers for the GPU, each server /metrics URL and
-// the host, each on its own thread (never on the load engine's event loops), ticking at
+// The telemetry side channel (docs/architecture.md): samplers for the GPU, each server /metrics URL
+// and the host, each on its own thread (never on the load engine's event loops), ticking at
 // run_start + k * interval on the run's steady clock. Samples are stamped in ns since run
 // start, like RequestRecord. Nothing here is fatal: a source that cannot start is reported
 // in one line, a failed sample is counted with its reason.
@@ -39,6 +39,12 @@ struct TelemetryConfig {
 
 // parse_gpu_mode (gpu_mode.h) into config.gpu and config.gpu_url.
 void parse_gpu_mode(const std::string& text, TelemetryConfig& config);
+
+// summary.json's `telemetry` block of a run whose samples are in `store`: {interval_ms,
+// sources, series, histograms, warnings, client_bottleneck}. Telemetry::to_json and predicted
+// runs (whose samples are rendered in virtual time) both write it.
+nlohmann::json telemetry_block(Nanos interval, nlohmann::json sources, const SeriesStore& store,
+                               bool client_bottleneck, const std::vector<std::string>& warnings);
 
 class Telemetry {
  public:

@@ -51,7 +51,12 @@ TEST(PredictCli, SweepWritesPredictedRunFoldersThatReportsNameAsPredictions) {
     int lines = 0;
     for (std::string line; std::getline(in, line);) lines += line.empty() ? 0 : 1;
     EXPECT_EQ(lines, 40);
-    EXPECT_FALSE(s.contains("telemetry"));  // nothing was sampled
+    // The simulator's /metrics, rendered in virtual time every second of model time: its
+    // modelled GPU memory and utilisation, as a live run scrapes them.
+    ASSERT_TRUE(s.contains("telemetry"));
+    EXPECT_EQ(s["telemetry"]["sources"][0]["url"], "predicted:server");
+    EXPECT_GT(s["telemetry"]["sources"][0]["ok"].get<int>(), 1);
+    EXPECT_TRUE(fs::exists(d / level / "telemetry.jsonl"));
   }
   const auto rep =
       run_servebench(fmt::format("report {} -o {}", d.string(), (d / "report.html").string()));
@@ -104,6 +109,8 @@ stages:
         nlohmann::json::parse(slurp(d / "out" / run["folder"].get<std::string>() / "summary.json"));
     EXPECT_EQ(s["config"]["predicted"], true);
     EXPECT_EQ(s["run"]["requests"]["warmup"], 2);
+    EXPECT_TRUE(run["gpu_mem_used_peak_mib"].is_number()) << run.dump();  // modelled, predicted
+    EXPECT_TRUE(run["sm_util_mean_pct"].is_number()) << run.dump();
   }
   fs::remove_all(d);
 }
