@@ -5,7 +5,8 @@
 # users, peak QPS and where, knee, max stable load, GPU use, TTFT; n and a 95% interval per
 # cell, nothing judged from fewer than 30 requests) and a recommendation per scenario.
 # Results in demo-run/ (one folder per run, index.json / index.csv), report in
-# demo-run/report.html. The full-length study: servebench run examples/reference-study.yaml
+# demo-run/report.html. The full-length study: servebench run examples/reference-study.yaml;
+# the demo then predicts it in virtual time (demo-run-predicted/, seconds).
 #
 # Time: the simulator runs SIM_TIME_SCALE (default 0.004) times faster than the modelled
 # GPU, so the whole study takes about two minutes on two cores; every table says so, and
@@ -26,3 +27,16 @@ echo
 echo
 echo "Files written: $out/index.json, $out/index.csv, $(ls -d "$out"/[0-9]*/ | wc -l) run" \
   "folders, $out/report.html"
+
+# The same study at full length in virtual time: `servebench predict` runs the simulator's
+# model as a discrete-event simulation (no sockets, model time), seconds instead of hours.
+predicted="demo-run-predicted"
+rm -rf "$predicted"
+echo
+echo "== the same study at full length, predicted in virtual time (servebench predict) =="
+start_s=$(date +%s)
+"$bin" predict run examples/reference-study.yaml -o "$predicted" > "$predicted.txt"
+"$bin" report "$predicted" -o "$predicted/report.html" \
+  --title "Reference study (predicted in virtual time, full length)" > /dev/null
+echo "   $(( $(date +%s) - start_s )) s; its tables in $predicted.txt, its report in" \
+  "$predicted/report.html"
