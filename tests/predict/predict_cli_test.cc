@@ -1,8 +1,11 @@
 // `servebench predict prof|sweep|run` as a user runs it: the run folders it writes are the live
 // command's, marked predicted, and every report built on them says they are predictions.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -111,6 +114,38 @@ stages:
     EXPECT_EQ(s["run"]["requests"]["warmup"], 2);
     EXPECT_TRUE(run["gpu_mem_used_peak_mib"].is_number()) << run.dump();  // modelled, predicted
     EXPECT_TRUE(run["sm_util_mean_pct"].is_number()) << run.dump();
+  }
+  // index.csv carries the same GPU columns, row for row.
+  std::ifstream csv(d / "out" / "index.csv");
+  std::string header;
+  std::getline(csv, header);
+  std::vector<std::string> names;
+  for (std::stringstream h(header); h.good();) {
+    std::string n;
+    std::getline(h, n, ',');
+    names.push_back(n);
+  }
+  const auto col = [&](const std::string& n) {
+    return static_cast<size_t>(std::find(names.begin(), names.end(), n) - names.begin());
+  };
+  ASSERT_LT(col("gpu_mem_used_peak_mib"), names.size()) << header;
+  ASSERT_LT(col("sm_util_mean_pct"), names.size()) << header;
+  ASSERT_LT(col("sim_time_scale"), names.size()) << header;
+  for (const auto& run : index["runs"]) {
+    std::string line;
+    ASSERT_TRUE(std::getline(csv, line));
+    std::vector<std::string> cells;
+    for (std::stringstream l(line); l.good();) {
+      std::string c;
+      std::getline(l, c, ',');
+      cells.push_back(c);
+    }
+    ASSERT_EQ(cells.size(), names.size()) << line;
+    EXPECT_NEAR(std::stod(cells[col("gpu_mem_used_peak_mib")]),
+                run["gpu_mem_used_peak_mib"].get<double>(), 0.5);
+    EXPECT_NEAR(std::stod(cells[col("sm_util_mean_pct")]), run["sm_util_mean_pct"].get<double>(),
+                0.05);
+    EXPECT_EQ(std::stod(cells[col("sim_time_scale")]), 1.0);
   }
   fs::remove_all(d);
 }
