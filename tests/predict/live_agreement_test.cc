@@ -39,6 +39,10 @@ struct Level {
 };
 
 TEST(PredictAgreement, MatchesTheLiveSimulatorWithin3PercentFromConcurrency1To64) {
+  // Under the sanitizers the live client and simulator run several times slower, and at 64
+  // streams their own delays reach the p99s (measured: TPOT p99 +18%): the comparison would
+  // measure the sanitizer. The plain build's pass checks the model.
+  if (testing::sanitized()) GTEST_SKIP() << "live timing under the sanitizers";
   const fs::path out =
       fs::temp_directory_path() / ("sb_predict_agree_" + std::to_string(::getpid()));
   fs::remove_all(out);
@@ -77,9 +81,7 @@ TEST(PredictAgreement, MatchesTheLiveSimulatorWithin3PercentFromConcurrency1To64
       const double err = (predicted - live_model) / live_model;
       fmt::print("{:<8} {:<22} {:<10} {:>12.2f} {:>12.2f} {:>+7.2f}%\n", l.preset, l.load, name,
                  live_model, predicted, 100 * err);
-      // 3% in a plain build; the sanitizers slow the live client and simulator (not predict).
-      EXPECT_LE(std::abs(err), 0.03 * testing::sanitizer_slack())
-          << name << " of " << l.preset << " at " << l.load;
+      EXPECT_LE(std::abs(err), 0.03) << name << " of " << l.preset << " at " << l.load;
     };
     for (const char* m : {"ttft_ms", "tpot_ms", "e2e_ms"})
       for (const char* q : {"p50", "p99"})
