@@ -35,7 +35,8 @@ rm -rf "$predicted"
 echo
 echo "== the same study at full length, predicted in virtual time (servebench predict) =="
 start_s=$(date +%s)
-"$bin" predict run examples/reference-study.yaml -o "$predicted" > "$predicted.txt"
+"$bin" predict run examples/reference-study.yaml -o "$predicted" > "$predicted.txt" 2>&1 ||
+  { tail -n 20 "$predicted.txt"; exit 1; }
 "$bin" report "$predicted" -o "$predicted/report.html" \
   --title "Reference study (predicted in virtual time, full length)" > /dev/null
 echo "   $(( $(date +%s) - start_s )) s; its tables in $predicted.txt, its report in" \
