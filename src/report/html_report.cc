@@ -74,6 +74,9 @@ std::string backend_color(const std::vector<std::string>& backends, const std::s
   return svg::palette_color(static_cast<size_t>(it - backends.begin()) % svg::kMaxSeries);
 }
 
+// Above this many runs, the over-time section charts only the runs at the study's named load.
+constexpr size_t kMaxOverTimeRuns = 12;
+
 // "simulated at ×S: …" and/or "predicted in virtual time" for a chart of these runs ("" when
 // all were measured in real time).
 std::string chart_note(const std::vector<const RunData*>& runs) {
@@ -501,7 +504,23 @@ std::string render_html_report(const std::vector<RunData>& runs, const ReportOpt
   out += "</section>\n";
 
   out += "<section id=\"timeseries\"><h2>Over time</h2>";
+  // A study of many runs charts over time only its runs at the named load (the per-load
+  // tables'): the answers are above, and every run's own report is one command away.
+  const bool every_run = runs.size() <= kMaxOverTimeRuns || !study.at_load;
+  if (!every_run)
+    fmt::format_to(
+        it,
+        "<p class=\"note\">Over time: the {} runs at concurrency {:g} (the study's named "
+        "load). Any other run: <code>servebench report RUN_DIR</code>.</p>",
+        std::count_if(runs.begin(), runs.end(),
+                      [&](const RunData& r) {
+                        const LoadPoint l = load_of(r.view);
+                        return l.kind == "concurrency" && l.value == *study.at_load;
+                      }),
+        *study.at_load);
   for (size_t i = 0; i < runs.size(); ++i) {
+    const LoadPoint load = load_of(runs[i].view);
+    if (!every_run && !(load.kind == "concurrency" && load.value == *study.at_load)) continue;
     const auto charts = timeseries_charts(runs[i], i);
     fmt::format_to(it, "<details{}><summary>{}</summary>", i < 4 ? " open" : "",
                    escape(runs[i].name));
@@ -525,10 +544,7 @@ std::string render_html_report(const std::vector<RunData>& runs, const ReportOpt
   for (const RunData& r : runs)
     if (r.summary.contains("telemetry")) {
       any_telemetry = true;
-      html_table(out, telemetry_table(r));
-      fmt::format_to(
-          it, "<details><summary>{}: telemetry in summary.json</summary><pre>{}</pre></details>",
-          escape(r.name), escape(r.summary["telemetry"].dump(2)));
+      html_table(out, telemetry_table(r));  // every sample: summary.json and telemetry.jsonl
     }
   if (!any_telemetry)
     out +=

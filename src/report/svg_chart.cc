@@ -237,6 +237,34 @@ double LinearScale::operator()(double v) const {
   return r0 + (v - d0) / (d1 - d0) * (r1 - r0);
 }
 
+namespace {
+
+// The polyline of `screen` (pixel coordinates, in order) with, per pixel column, only the
+// column's first, lowest, highest and last points: the same picture at the chart's resolution,
+// so a series of 100,000 points costs a few per pixel instead of 100,000.
+std::string polyline_points(const std::vector<Point>& screen) {
+  std::string pts;
+  auto put = [&](const Point& p) {
+    fmt::format_to(std::back_inserter(pts), "{}{:.1f},{:.1f}", pts.empty() ? "" : " ", p.x, p.y);
+  };
+  for (size_t i = 0; i < screen.size();) {
+    const double column = std::floor(screen[i].x);
+    size_t end = i, lo = i, hi = i;
+    for (; end < screen.size() && std::floor(screen[end].x) == column; ++end) {
+      if (screen[end].y < screen[lo].y) lo = end;
+      if (screen[end].y > screen[hi].y) hi = end;
+    }
+    std::vector<size_t> keep = {i, lo, hi, end - 1};
+    std::sort(keep.begin(), keep.end());
+    keep.erase(std::unique(keep.begin(), keep.end()), keep.end());
+    for (size_t k : keep) put(screen[k]);
+    i = end;
+  }
+  return pts;
+}
+
+}  // namespace
+
 std::string render_line_chart(const LineChart& c) {
   // At most kMaxSeries series: the rest are named as left out, never drawn in a reused colour.
   const size_t shown = std::min(c.series.size(), kMaxSeries);
@@ -285,14 +313,13 @@ std::string render_line_chart(const LineChart& c) {
     const std::string& col = styles[i].color;
     fmt::format_to(it, "<g class=\"series\" data-series=\"{}\" data-style=\"{} {}\">",
                    escape(s.name), col, s.dash.empty() ? "solid" : s.dash);
-    std::string pts;
     auto drawable = [&](const Point& p) {
       return std::isfinite(p.x) && std::isfinite(p.y) && (!c.x.log2 || p.x > 0);
     };
+    std::vector<Point> screen;  // drawable points in screen coordinates, in order
     for (const Point& p : s.points)
-      if (drawable(p))
-        fmt::format_to(std::back_inserter(pts), "{}{:.1f},{:.1f}", pts.empty() ? "" : " ", f.x(p.x),
-                       f.sy(p.y));
+      if (drawable(p)) screen.push_back({f.x(p.x), f.sy(p.y)});
+    const std::string pts = polyline_points(screen);
     if (!pts.empty() && c.lines)
       fmt::format_to(it,
                      "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{} "

@@ -52,8 +52,8 @@ TEST(PredictAgreement, MatchesTheLiveSimulatorWithin3PercentFromConcurrency1To64
       {"tgi", "--concurrency 1", 10, 0.5},
       {"tgi", "--concurrency 8", 48, 0.25},
       {"tgi", "--concurrency 64", 128, 0.25},
-      {"tgi", "--arrival poisson (1.5/s)", 48, 0.25, 1.5},  // open loop, one seeded schedule
-      {"fastapi", "--concurrency 4", 12, 0.25},             // generate() holds the event loop
+      {"tgi", "--arrival poisson (1.5/s)", 32, 0.5, 1.5},  // open loop, one seeded schedule
+      {"fastapi", "--concurrency 4", 12, 0.25},            // generate() holds the event loop
   };
   int i = 0;
   for (const Level& l : levels) {
