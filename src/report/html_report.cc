@@ -76,6 +76,9 @@ std::string backend_color(const std::vector<std::string>& backends, const std::s
 
 // Above this many runs, the over-time section charts only the runs at the study's named load.
 constexpr size_t kMaxOverTimeRuns = 12;
+// Over-time charts with more points than this draw the line alone: a hoverable marker per point
+// costs ~200 bytes, and at that density the points are not told apart anyway.
+constexpr size_t kMaxMarkers = 120;
 
 // "simulated at ×S: …" and/or "predicted in virtual time" for a chart of these runs ("" when
 // all were measured in real time).
@@ -303,7 +306,7 @@ std::vector<Chart> telemetry_charts(const RunData& r, size_t index) {
     for (const json& p : s["points"])
       if (p.is_array() && p.size() == 2 && p[0].is_number() && p[1].is_number())
         line.points.push_back({p[0].get<double>(), p[1].get<double>() * scale});
-    c.markers = line.points.size() <= 300;
+    c.markers = line.points.size() <= kMaxMarkers;
     c.series.push_back(std::move(line));
   }
   for (auto& [unit, c] : by_unit) out.push_back({c.id, svg::render_line_chart(c)});
@@ -321,7 +324,7 @@ std::vector<Chart> timeseries_charts(const RunData& r, size_t index) {
     c.title = fmt::format("{}: {}", r.name, title);
     c.x = {"time since run start", "s", {}, {}};
     c.y = y;
-    c.markers = ts.size() <= 300;
+    c.markers = ts.size() <= kMaxMarkers;
     for (const auto& [field, name] : fields) {
       svg::Series s{name, {}};
       for (const results::TimeBucketView& b : ts)
