@@ -263,7 +263,7 @@ std::string fit_error(const ModelSpec& m, const GpuSpec& g, const PrecisionSpec&
   for (int n : {2, 4, 8})
     if (n > tp && m.heads % n == 0 &&
         memory_fit(m, g, p, n, f.reserve_bytes, f.min_kv_tokens).fits) {
-      fixes.push_back(fmt::format("--tp {}", n));
+      fixes.push_back(fmt::format("tp {}", n));
       break;
     }
   // The precision that fits on the fewest GPUs (at least `tp`).
@@ -275,8 +275,8 @@ std::string fit_error(const ModelSpec& m, const GpuSpec& g, const PrecisionSpec&
       if (q.bytes_per_param >= p.bytes_per_param ||
           !memory_fit(m, g, q, n, f.reserve_bytes, f.min_kv_tokens).fits)
         continue;
-      fixes.push_back(n == tp ? fmt::format("--dtype {}", d)
-                              : fmt::format("--dtype {} --tp {}", d, n));
+      fixes.push_back(n == tp ? fmt::format("dtype {}", d)
+                              : fmt::format("dtype {} with tp {}", d, n));
       found = true;
       break;
     }
@@ -285,7 +285,9 @@ std::string fit_error(const ModelSpec& m, const GpuSpec& g, const PrecisionSpec&
   if (fixes.empty()) return msg + "; no tp up to 8 or dtype makes it fit on this GPU";
   std::string fix;
   for (const auto& s : fixes) fix += (fix.empty() ? "" : " or ") + s;
-  return msg + "; use " + fix;
+  // Named for every way in: sim's flags, prof/sweep's, a providers.yaml `sim:` map.
+  return msg + "; use " + fix +
+         " (sim --tp/--dtype, prof and sweep --sim-tp/--sim-dtype, providers.yaml tp:/dtype:)";
 }
 
 SimConfig config_of(const SimChoice& choice) {

@@ -258,16 +258,17 @@ TEST(Catalog, UnknownNamesListTheKnownOnes) {
 TEST(Catalog, A70bModelOnOneA10GShowsTheArithmetic) {
   const std::string m = usage_message({"A10G", "llama-2-70b", "tgi-1.x", "fp16", 1});
   // 68,976,648,192 x 2 B; KV 2 x 80 x 8 x 128 x 2 B = 0.3125 MiB; 23,028 MiB = 24.15 GB.
-  for (const char* part : {"llama-2-70b fp16 on 1x A10G does not fit", "weights 137.95 GB / 1 GPU",
-                           "KV 0.312 MiB per token", "GPU memory 24.15 GB - reserve 2.00 GB",
-                           "= 22.15 GB", "use --tp 8 or --dtype int4 --tp 2"})
+  for (const char* part :
+       {"llama-2-70b fp16 on 1x A10G does not fit", "weights 137.95 GB / 1 GPU",
+        "KV 0.312 MiB per token", "GPU memory 24.15 GB - reserve 2.00 GB", "= 22.15 GB",
+        "use tp 8 or dtype int4 with tp 2 (sim --tp/--dtype, prof and sweep --sim-tp/--sim-dtype"})
     EXPECT_NE(m.find(part), std::string::npos) << part << " in: " << m;
   // Over 8 A10Gs it fits: 17.24 GB per GPU.
   EXPECT_NO_THROW(config_of({"A10G", "llama-2-70b", "tgi-1.x", "fp16", 8}));
   // A 70B model in fp16 on one H100 neither (141 GB of weights > 80 GB).
   const std::string h = usage_message({"H100", "llama-3.1-70b", "vllm", "fp16", 1});
   EXPECT_NE(h.find("weights 141.11 GB"), std::string::npos) << h;
-  EXPECT_NE(h.find("use --tp 2 or --dtype fp8"), std::string::npos) << h;
+  EXPECT_NE(h.find("use tp 2 or dtype fp8"), std::string::npos) << h;
 }
 
 TEST(Catalog, MemoryFitNeedsRoomForOneSequenceOfKv) {
