@@ -67,6 +67,13 @@ void add_predict_help(CLI::App& app) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef SERVEBENCH_MPI
+  // Virtual time needs no ranks, and every rank would write the same folders.
+  if (argc > 1 && std::string_view(argv[1]) == "predict" && sb::mpi::launched_by_mpi()) {
+    fmt::print(stderr, "servebench: predict runs in one process; run it without mpirun/srun\n");
+    return static_cast<int>(sb::ExitCode::usage);
+  }
+#endif
   const auto exec = choose_executor(&argc, &argv);
   CLI::App app{
       "servebench: benchmark AI-model inference servers (TGI, vLLM, OpenAI-compatible, ...)"};
