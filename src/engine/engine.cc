@@ -1,7 +1,6 @@
 #include "engine/engine.h"
 
 #include <algorithm>
-#include <cmath>
 #include <ctime>
 #include <functional>
 #include <memory>
@@ -13,7 +12,7 @@
 
 #include "common/error.h"
 #include "common/wall_clock.h"
-#include "load/arrival_schedule.h"
+#include "engine/load_phases.h"
 #include "net/rx_timestamp.h"
 #include "workload/prompt_source.h"
 
@@ -21,12 +20,6 @@ namespace sb::engine {
 namespace {
 
 using namespace std::chrono_literals;
-
-// Requests in flight at once, at most (closed: concurrency; open: the cap, or unbounded).
-int64_t max_in_flight(const LoadConfig& l) {
-  if (l.mode == LoadMode::closed) return l.concurrency;
-  return l.max_concurrency;  // 0 = unbounded
-}
 
 // Raises RLIMIT_NOFILE so that every connection fits; a clear error when it cannot.
 void ensure_descriptors(int64_t connections) {
@@ -159,10 +152,7 @@ bool run_warmup(Crew& crew) {
   warm.end_index = static_cast<uint64_t>(load.warmup);
   warm.start = Clock::now();
   warm.next = 0;
-  int64_t slots = max_in_flight(load);
-  if (slots <= 0)
-    slots = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(load.request_rate)), 1, 64);
-  slots = std::min(slots, load.warmup);
+  const int64_t slots = warmup_slots(load);
   const int n = static_cast<int>(crew.workers.size());
   return run_phase(crew, warm, [&](int i) { return share(slots, n, i); });
 }
@@ -171,7 +161,7 @@ bool run_warmup(Crew& crew) {
 // schedule, bounded by num_requests and/or duration.
 bool run_measured(Crew& crew) {
   const LoadConfig& load = crew.config.load;
-  std::vector<Nanos> schedule;
+  const std::vector<Nanos> schedule = measured_schedule(load);
   Phase measured;
   measured.mode = load.mode;
   measured.first_index = static_cast<uint64_t>(load.warmup);
@@ -179,17 +169,7 @@ bool run_measured(Crew& crew) {
                            ? measured.first_index + static_cast<uint64_t>(load.num_requests)
                            : UINT64_MAX;
   measured.next = 0;  // closed loop claims count from 0 (Worker::closed_slot)
-  if (load.mode == LoadMode::open) {
-    size_t n = load.num_requests > 0
-                   ? static_cast<size_t>(load.num_requests)
-                   : static_cast<size_t>(std::ceil(load.request_rate * to_s(load.duration))) + 1;
-    schedule = load::make_schedule(load::ScheduleConfig{.rate_per_s = load.request_rate,
-                                                        .arrival = load.arrival,
-                                                        .burstiness = load.burstiness,
-                                                        .seed = load.seed},
-                                   n);
-    measured.schedule = &schedule;
-  }
+  if (load.mode == LoadMode::open) measured.schedule = &schedule;
   // Start a little ahead so every worker is waiting when the first send is due.
   measured.start = Clock::now() + (load.mode == LoadMode::open ? 5ms : 0ms);
   if (crew.hooks.align_start) {

@@ -1,7 +1,6 @@
 #include "predict/virtual_run.h"
 
 #include <algorithm>
-#include <cmath>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -12,7 +11,7 @@
 
 #include "common/error.h"
 #include "common/wall_clock.h"
-#include "load/arrival_schedule.h"
+#include "engine/load_phases.h"
 #include "predict/virtual_server.h"
 #include "protocol/adapter.h"
 #include "workload/prompt_source.h"
@@ -253,11 +252,9 @@ void VirtualRun::sample_until(TimePoint t) {
       hooks_.on_sample(i, ns(next_sample_), servers_[i]->metrics_page(next_sample_));
 }
 
-// Phases as engine.cc builds them (run_warmup, run_measured).
+// Phases as engine.cc builds them (engine/load_phases.h).
 engine::RunResult VirtualRun::run() {
   const engine::LoadConfig& load = config_.load;
-  const bool closed = load.mode == engine::LoadMode::closed;
-  const int64_t cap = closed ? load.concurrency : load.max_concurrency;
   result_.started_at = iso_utc_now();
   result_.run_start = start_;
   result_.workers = 1;
@@ -266,32 +263,20 @@ engine::RunResult VirtualRun::run() {
     Phase warm;
     warm.warmup = true;
     warm.end_id = static_cast<uint64_t>(load.warmup);
-    warm.cap = cap > 0
-                   ? cap
-                   : std::clamp<int64_t>(static_cast<int64_t>(std::ceil(load.request_rate)), 1, 64);
+    warm.cap = engine::warmup_slots(load);
     warm.start = t;
     run_phase(warm);
     t = start_ + Nanos(last_end_ns_);
   }
   Phase m;
-  m.closed = closed;
-  m.cap = cap;
+  m.closed = load.mode == engine::LoadMode::closed;
+  m.cap = engine::max_in_flight(load);
   m.next_id = static_cast<uint64_t>(load.warmup);
   m.end_id =
       load.num_requests > 0 ? m.next_id + static_cast<uint64_t>(load.num_requests) : UINT64_MAX;
   m.start = t;
   if (load.duration > Nanos::zero()) m.stop_at = t + load.duration;
-  if (!closed) {
-    const size_t n =
-        load.num_requests > 0
-            ? static_cast<size_t>(load.num_requests)
-            : static_cast<size_t>(std::ceil(load.request_rate * to_s(load.duration))) + 1;
-    m.schedule = load::make_schedule(load::ScheduleConfig{.rate_per_s = load.request_rate,
-                                                          .arrival = load.arrival,
-                                                          .burstiness = load.burstiness,
-                                                          .seed = load.seed},
-                                     n);
-  }
+  m.schedule = engine::measured_schedule(load);
   run_phase(m);
   sample_until(start_ + Nanos(last_end_ns_) + Nanos(1));  // the last one covers the run's end
   std::sort(result_.records.begin(), result_.records.end(),
