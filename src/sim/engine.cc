@@ -1,9 +1,6 @@
-#if defined(__SANITIZE_THREAD__) && !defined(__clang__)
-// Asio's atomic_thread_fence: g++ warns that TSan does not model it (-Wtsan).
-#pragma GCC diagnostic ignored "-Wtsan"
-#endif
-
 #include "sim/engine.h"
+
+#include "sim/warning_pragmas.h"
 
 namespace sb::sim {
 

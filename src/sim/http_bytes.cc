@@ -1,11 +1,6 @@
 #include "sim/http_bytes.h"
 
-// g++ 12 false positive on Asio's awaitable frame allocator (operator new/delete pair).
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#if defined(__SANITIZE_THREAD__) && !defined(__clang__)
-// Asio's atomic_thread_fence: g++ warns that TSan does not model it (-Wtsan).
-#pragma GCC diagnostic ignored "-Wtsan"
-#endif
+#include "sim/warning_pragmas.h"
 
 #include <chrono>
 #include <iterator>

@@ -3,16 +3,7 @@
 // generation requests are served by generate_handler.h.
 #include "sim/server.h"
 
-// g++ 12 false positive on Asio's awaitable frame allocator (operator new/delete pair).
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#if defined(__SANITIZE_ADDRESS__) && !defined(__clang__)
-// Beast's basic_parser::do_field: a -Wmaybe-uninitialized false positive under ASan.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#if defined(__SANITIZE_THREAD__) && !defined(__clang__)
-// Asio's atomic_thread_fence: g++ warns that TSan does not model it (-Wtsan).
-#pragma GCC diagnostic ignored "-Wtsan"
-#endif
+#include "sim/warning_pragmas.h"
 
 #include <atomic>
 #include <condition_variable>
