@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/text_file.h"
 #include "plan/launcher.h"
 #include "run_binary.h"
 
@@ -28,12 +29,7 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using testing::run_servebench;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using sb::testing::slurp;
 
 fs::path fresh_dir(const std::string& name) {
   const fs::path d =
@@ -91,8 +87,7 @@ TEST(PlanRun, ReferenceStudyEndToEnd) {
     ASSERT_TRUE(summary["telemetry"].is_object()) << folder;
     EXPECT_GT(run["gpu_mem_used_peak_mib"].get<double>(), 0) << run.dump();
     if (run["sm_util_mean_pct"].is_number()) ++gpu_util_rows[run["provider"].get<std::string>()];
-    if (run["mem_bw_util_mean_pct"].is_number())
-      ++gpu_bw_rows[run["provider"].get<std::string>()];
+    if (run["mem_bw_util_mean_pct"].is_number()) ++gpu_bw_rows[run["provider"].get<std::string>()];
   }
   // Utilisation means need a few samples: every backend has them at some load.
   for (const char* p : {"pytorch", "fastapi", "tgi"}) {

@@ -2,6 +2,7 @@
 // the tests with the embedded simulator (`instant` preset: each run takes well under a second).
 #include <gtest/gtest.h>
 
+#include "../support/text_file.h"
 #include "run_binary.h"
 
 #include <sys/wait.h>
@@ -28,12 +29,7 @@ Cmd sb(const std::string& args) {
   return sb::testing::run_servebench(args);
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using sb::testing::slurp;
 
 json summary(const fs::path& run) {
   return json::parse(slurp(run / "summary.json"));
@@ -102,8 +98,8 @@ TEST_F(ReportCli, PlanOfThreeProvidersByThreeScenariosRendersTheComparisonTable)
   // external.
   for (const auto& p : providers) {
     const json s = summary(root / "plan" / p / "chat");
-    const double p99 = s["metrics"]["e2e_ms"]["p99"].get<double>() /
-                       s["config"].value("sim_time_scale", 1.0);
+    const double p99 =
+        s["metrics"]["e2e_ms"]["p99"].get<double>() / s["config"].value("sim_time_scale", 1.0);
     EXPECT_NE(html.find(fmt::format("{} {:.2f}", p99 <= 60 ? "PASS" : "FAIL", p99)),
               std::string::npos);
   }

@@ -4,6 +4,7 @@
 // the run's own.
 #include <gtest/gtest.h>
 
+#include "../support/text_file.h"
 #include "run_binary.h"
 
 #include <fcntl.h>
@@ -41,12 +42,7 @@ fs::path temp_dir(const std::string& name) {
   return d;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using sb::testing::slurp;
 
 // The whole ('\n'-terminated) lines of a file.
 std::vector<std::string> whole_lines(const std::string& text) {

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../e2e/run_binary.h"
+#include "../support/text_file.h"
 #include "../support/timing_slack.h"
 
 namespace sb {
@@ -23,10 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 
 nlohmann::json read_summary(const fs::path& dir) {
-  std::ifstream in(dir / "summary.json");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return nlohmann::json::parse(ss.str());
+  return nlohmann::json::parse(testing::slurp(dir / "summary.json"));
 }
 
 struct Level {

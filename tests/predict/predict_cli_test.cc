@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../e2e/run_binary.h"
+#include "../support/text_file.h"
 
 namespace sb {
 namespace {
@@ -22,12 +23,7 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using testing::run_servebench;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using sb::testing::slurp;
 
 fs::path fresh(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / fmt::format("sb_predict_{}_{}", name, ::getpid());

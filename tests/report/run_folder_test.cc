@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "../support/text_file.h"
 #include "common/error.h"
 #include "run_folder_fixture.h"
 
@@ -26,10 +27,7 @@ std::string error_of(const std::function<void()>& f) {
   return "(no error)";
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using sb::testing::slurp;
 
 TEST(RunFolder, LoadsSummaryAndRecords) {
   const auto d = temp_folder("ok");

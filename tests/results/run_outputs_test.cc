@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "../report/fixture.h"
+#include "../support/text_file.h"
 #include "common/error.h"
 #include "results/summary_csv.h"
 
@@ -18,12 +19,7 @@ namespace testing = sb::report::testing;  // the report tests' fixture run
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using sb::testing::slurp;
 
 TEST(RunOutputs, WritesSummaryJsonAndCsv) {
   const fs::path dir =
