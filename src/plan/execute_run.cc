@@ -55,7 +55,7 @@ SimTarget catalog_target(const sim::SimChoice& choice) {
 }
 
 RunSimulators::RunSimulators(const RunSpec& spec) {
-  if (spec.sim.preset.empty()) return;
+  if (spec.sim.preset.empty() || spec.predict) return;
   for (int i = 0; i < std::max(1, spec.sim.replicas); ++i) {
     servers_.push_back(std::make_unique<sim::Server>(sim_config_of(spec.sim, i)));
     servers_.back()->start();
@@ -249,7 +249,7 @@ std::vector<std::string> placeholder_urls(const RunSpec& spec) {
 RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop) {
   RunOutcome out;
   try {
-    RunSimulators sims(spec.predict ? RunSpec{} : spec);
+    RunSimulators sims(spec);
     const engine::EngineConfig e =
         resolve_engine(spec, spec.predict ? placeholder_urls(spec) : sims.urls());
     std::error_code ec;

@@ -102,7 +102,8 @@ RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop);
 // (src/mpi/executor.cc).
 
 // The simulators of a run whose target is a preset (spec.sim: replicas of them on 127.0.0.1,
-// ephemeral ports, seeds seed + i); none otherwise. Throws sb::Error when one cannot start.
+// ephemeral ports, seeds seed + i); none otherwise, and none for a predicted run (its servers
+// are virtual). Throws sb::Error when one cannot start.
 class RunSimulators {
  public:
   explicit RunSimulators(const RunSpec& spec);
