@@ -210,7 +210,7 @@ engine::RunResult predict_run(const RunSpec& spec, const engine::EngineConfig& e
   telemetry::SeriesStore store;
   std::vector<telemetry::PageIngest> ingest;
   for (size_t i = 0; i < replicas.size(); ++i)
-    ingest.emplace_back(replicas.size() == 1 ? "server" : fmt::format("server{}", i));
+    ingest.emplace_back(telemetry::server_source(i, replicas.size()));
   std::vector<int64_t> samples(replicas.size(), 0);
   predict::VirtualHooks hooks;
   hooks.on_record = [&log](const metrics::RequestRecord& r) { log.append(r); };

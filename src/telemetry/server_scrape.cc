@@ -144,4 +144,8 @@ bool ServerScrape::scrape(int64_t t_ns, SeriesStore& store) {
   return true;
 }
 
+std::string server_source(size_t index, size_t count) {
+  return count == 1 ? "server" : fmt::format("server{}", index);
+}
+
 }  // namespace sb::telemetry

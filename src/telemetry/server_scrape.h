@@ -2,8 +2,8 @@
 // Scraping one Prometheus /metrics URL on the sampler's thread, turning successive pages
 // into series: gauges (and untyped values) are sampled, counters become rates (per second
 // between two scrapes; a reset starts over), histograms are kept as bucket deltas over the
-// run, summary quantiles are sampled. Known vLLM / TGI / DCGM names (docs/architecture.md) get report
-// names; every other series is kept under its own name. A failed scrape (down, slow, not
+// run, summary quantiles are sampled. Known vLLM / TGI / DCGM names (docs/architecture.md) get
+// report names; every other series is kept under its own name. A failed scrape (down, slow, not
 // Prometheus text, over the body limit) is counted with its reason, never thrown.
 #include <cstdint>
 #include <map>
@@ -47,6 +47,10 @@ class PageIngest {
   std::map<std::string, std::pair<int64_t, double>> counters_;  // key -> (t_ns, value)
   std::map<std::string, Hist> hists_;
 };
+
+// The source name of server /metrics URL `index` of `count`: "server" when there is one, else
+// "server0", "server1", ... (series keys and summary.json sources use it).
+std::string server_source(size_t index, size_t count);
 
 struct ScrapeOptions {
   Nanos timeout = std::chrono::seconds(2);

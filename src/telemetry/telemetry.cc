@@ -14,8 +14,7 @@ void parse_gpu_mode(const std::string& text, TelemetryConfig& config) {
 Telemetry::Telemetry(TelemetryConfig config) : config_(std::move(config)) {
   for (size_t i = 0; i < config_.server_urls.size(); ++i)
     scrapes_.push_back(std::make_unique<ServerScrape>(
-        config_.server_urls[i],
-        config_.server_urls.size() == 1 ? "server" : fmt::format("server{}", i), config_.scrape));
+        config_.server_urls[i], server_source(i, config_.server_urls.size()), config_.scrape));
 }
 
 Telemetry::~Telemetry() {
