@@ -17,8 +17,12 @@ namespace {
 constexpr size_t kEarlyFlushBytes = size_t{4} << 20;
 }
 
-RequestLog::RequestLog(const std::string& dir, std::chrono::milliseconds flush_interval)
-    : path_(dir + "/requests.jsonl"), interval_(flush_interval) {
+RequestLog::RequestLog(const std::string& dir, std::chrono::milliseconds flush_interval,
+                       const TimeSource* time_source)
+    : path_(dir + "/requests.jsonl"),
+      interval_(flush_interval),
+      source_(time_source_or_steady(time_source)),
+      sleeper_(source_) {
   fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0)
     throw Error(fmt::format("cannot open {} for writing: {}", path_, std::strerror(errno)));
@@ -44,7 +48,7 @@ void RequestLog::append(const metrics::RequestRecord& r) {
     ++lines_;
     wake = buffer_.size() >= kEarlyFlushBytes;
   }
-  if (wake) cv_.notify_one();
+  if (wake) sleeper_.wake();
 }
 
 uint64_t RequestLog::lines_appended() const {
@@ -69,19 +73,19 @@ void RequestLog::write_out(std::string& data) {
 
 void RequestLog::flusher() {
   std::string pending;
-  std::unique_lock lock(mu_);
   while (true) {
-    cv_.wait_for(lock, interval_,
-                 [this] { return closing_ || buffer_.size() >= kEarlyFlushBytes; });
-    const bool stop = closing_;
-    pending.swap(buffer_);
-    lock.unlock();
+    sleeper_.sleep_until(source_.now() + interval_);  // woken early by append() and close()
+    bool stop = false;
+    {
+      std::lock_guard lock(mu_);
+      stop = closing_;
+      pending.swap(buffer_);
+    }
     if (!pending.empty()) {
       std::lock_guard wlock(write_mu_);
       write_out(pending);
     }
     if (stop) return;
-    lock.lock();
   }
 }
 
@@ -92,7 +96,7 @@ void RequestLog::close() {
     closing_ = true;
     closed_ = true;
   }
-  cv_.notify_one();
+  sleeper_.wake();
   if (thread_.joinable()) thread_.join();  // the flusher writes what is left before it returns
   std::string error;
   {

@@ -7,7 +7,8 @@
 //   - append() may be called from any number of threads at once. It formats the line outside
 //     any lock, then appends it to an in-memory buffer under a short lock; it never does I/O
 //     itself (a buffer over 4 MiB wakes the flusher early).
-//   - A background thread writes the buffer to the file every `flush_interval` (default 1 s),
+//   - A background thread writes the buffer to the file every `flush_interval` (default 1 s)
+//     of `time_source` (null: the steady clock; tests pass a ManualTimeSource),
 //     so a crash of the process loses at most the last interval's lines. Lines are whole:
 //     a line is never split between two writes by another line. No fsync: the data is in the
 //     kernel, which survives a process crash, not a power loss.
@@ -15,12 +16,12 @@
 //     is called by the destructor. It throws sb::Error if any write failed (the destructor
 //     swallows that). append() after close() is ignored.
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <string>
 #include <thread>
 
+#include "common/time_source.h"
 #include "metrics/request_record.h"
 
 namespace sb::results {
@@ -28,7 +29,8 @@ namespace sb::results {
 class RequestLog {
  public:
   explicit RequestLog(const std::string& dir,
-                      std::chrono::milliseconds flush_interval = std::chrono::seconds(1));
+                      std::chrono::milliseconds flush_interval = std::chrono::seconds(1),
+                      const TimeSource* time_source = nullptr);
   ~RequestLog();
   RequestLog(const RequestLog&) = delete;
   RequestLog& operator=(const RequestLog&) = delete;
@@ -45,10 +47,11 @@ class RequestLog {
 
   std::string path_;
   std::chrono::milliseconds interval_;
+  const TimeSource& source_;
+  Sleeper sleeper_;  // the flusher's wait: the interval, an early flush or close()
   int fd_ = -1;
 
   mutable std::mutex mu_;  // guards buffer_, closing_, closed_, lines_
-  std::condition_variable cv_;
   std::string buffer_;
   bool closing_ = false;
   bool closed_ = false;

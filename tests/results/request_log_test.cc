@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/manual_time_source.h"
 
 namespace sb::results {
 namespace {
@@ -73,23 +74,52 @@ TEST_F(RequestLogTest, ManyThreadsAllLinesPresentAndValid) {
   EXPECT_EQ(ids.size(), size_t{kThreads * kPerThread});
 }
 
-TEST_F(RequestLogTest, PeriodicFlushVisibleBeforeClose) {
-  RequestLog log(dir_.string(), 50ms);
+// The flush interval runs on the log's TimeSource: nothing is written before it elapses on
+// the manual clock, everything appended so far once it has (the log still open).
+TEST_F(RequestLogTest, FlushesWhenTheIntervalElapsesOnItsClockAndNotBefore) {
+  ManualTimeSource clock;
+  RequestLog log(dir_.string(), 50ms, &clock);
+  ASSERT_TRUE(clock.wait_for_sleepers(1));  // the flusher waits for its first deadline
   log.append(record(1));
   log.append(record(2));
-  const auto deadline = std::chrono::steady_clock::now() + 3s;
-  while (lines().size() < 2 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(10ms);
-  EXPECT_EQ(lines().size(), 2u);  // on disk while the log is still open
+  clock.advance(50ms - 1ns);
+  ASSERT_TRUE(clock.wait_for_sleepers(1));
+  EXPECT_EQ(lines().size(), 0u);  // 1 ns short of the interval: still in memory
+  clock.advance(1ns);
+  ASSERT_TRUE(clock.wait_for_sleepers(1));  // flushed, asleep until the next interval
+  EXPECT_EQ(lines().size(), 2u);            // on disk while the log is still open
   log.append(record(3));
-  log.close();
+  clock.advance(49ms);
+  ASSERT_TRUE(clock.wait_for_sleepers(1));
+  EXPECT_EQ(lines().size(), 2u);
+  clock.advance(1ms);
+  ASSERT_TRUE(clock.wait_for_sleepers(1));
   EXPECT_EQ(lines().size(), 3u);
+  log.append(record(4));
+  log.close();  // close() writes the rest without the clock moving
+  EXPECT_EQ(lines().size(), 4u);
 }
 
-TEST_F(RequestLogTest, DefaultIntervalIsAtMostOneSecond) {
-  RequestLog log(dir_.string());
+TEST_F(RequestLogTest, DefaultIntervalIsOneSecondOfItsClock) {
+  ManualTimeSource clock;
+  RequestLog log(dir_.string(), std::chrono::seconds(1), &clock);
+  ASSERT_TRUE(clock.wait_for_sleepers(1));
   log.append(record(1));
-  std::this_thread::sleep_for(1300ms);
+  clock.advance(999ms);
+  ASSERT_TRUE(clock.wait_for_sleepers(1));
+  EXPECT_EQ(lines().size(), 0u);
+  clock.advance(1ms);
+  ASSERT_TRUE(clock.wait_for_sleepers(1));
+  EXPECT_EQ(lines().size(), 1u);
+}
+
+// On the default (steady) clock the interval is real time: one short real wait, bounded.
+TEST_F(RequestLogTest, PeriodicFlushOnTheSteadyClock) {
+  RequestLog log(dir_.string(), 20ms);
+  log.append(record(1));
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (lines().empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(5ms);
   EXPECT_EQ(lines().size(), 1u);
 }
 
