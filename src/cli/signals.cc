@@ -1,16 +1,16 @@
 #include "cli/signals.h"
 
-#include <csignal>
 #include <unistd.h>
+#include <csignal>
+
+#include "common/stop_request.h"
 
 namespace sb::cli {
 namespace {
 
-// Signal handlers can only reach static storage; this is the one process-wide flag.
-std::atomic<bool> g_stop{false};
-
 extern "C" void on_stop_signal(int sig) {
-  if (g_stop.exchange(true) && sig == SIGINT) {
+  if (process_stop_flag().exchange(true) && sig == SIGINT) {
+    kill_child_groups();
     static const char msg[] = "\nservebench: second interrupt, exiting now\n";
     (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
     _exit(130);
@@ -26,10 +26,9 @@ const std::atomic<bool>& install_stop_handlers() {
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
-  return g_stop;
+  return process_stop_flag();
 }
 
 }  // namespace sb::cli
