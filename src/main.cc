@@ -18,6 +18,7 @@
 #include "cli/summarize_command.h"
 #include "cli/sweep_command.h"
 #include "common/error.h"
+#include "common/redact.h"
 #include "plan/predict_executor.h"
 #include "plan/run_executor.h"
 #ifdef SERVEBENCH_MPI
@@ -114,11 +115,11 @@ int main(int argc, char** argv) {
 #ifdef SERVEBENCH_MPI
     if (app.got_subcommand("merge")) return merge();
 #endif
-  } catch (const sb::Error& e) {
-    fmt::print(stderr, "servebench: {}\n", e.what());
+  } catch (const sb::Error& e) {  // every message redacted once more (URLs, queries, tokens)
+    fmt::print(stderr, "servebench: {}\n", sb::redact_text(e.what()));
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
-    fmt::print(stderr, "servebench: internal error: {}\n", e.what());
+    fmt::print(stderr, "servebench: internal error: {}\n", sb::redact_text(e.what()));
     return static_cast<int>(sb::ExitCode::failure);
   }
   return 0;

@@ -6,9 +6,11 @@
 
 #include "cli/prof_options.h"
 #include "cli/signals.h"
+#include "common/redact.h"
 #include "common/wall_clock.h"
 #include "plan/run_executor.h"
 #include "report/terminal_summary.h"
+#include "results/output_dir.h"
 
 namespace sb::cli {
 namespace {
@@ -16,11 +18,13 @@ namespace {
 int run_prof(const ProfFlags& flags, plan::RunExecutor& exec) {
   ProfConfig pc = to_prof_config(flags);
   plan::RunSpec& spec = pc.run;
-  // The folder, named and created by the leader (runs/<time>-<api> unless -o).
+  // The folder, named and created by the leader (runs/<time>-<api> unless -o; a non-empty
+  // -o folder only with --overwrite).
   spec.dir = exec.on_leader([&] {
-    return pc.output_dir.empty()
-               ? create_default_run_dir(std::string(protocol::to_string(spec.engine.adapter.api)))
-               : pc.output_dir;
+    if (pc.output_dir.empty())
+      return create_default_run_dir(std::string(protocol::to_string(spec.engine.adapter.api)));
+    results::prepare_output_dir(pc.output_dir, pc.overwrite);
+    return pc.output_dir;
   });
   if (!exec.leader()) spec.print_progress = false;
   const plan::RunOutcome out = exec.execute(spec, exec.plan_stop(&install_stop_handlers()));
@@ -30,7 +34,7 @@ int run_prof(const ProfFlags& flags, plan::RunExecutor& exec) {
     fmt::print(stderr, "servebench: results in {}/ (summary.json, summary.csv, requests.jsonl)\n",
                spec.dir);
   }
-  if (out.exit_code != 0) fmt::print(stderr, "servebench: {}\n", out.error);
+  if (out.exit_code != 0) fmt::print(stderr, "servebench: {}\n", redact_text(out.error));
   return out.exit_code;
 }
 

@@ -9,14 +9,16 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/header_check.h"
+#include "common/redact.h"
 #include "common/units.h"
-#include "engine/config_json.h"
 
 namespace sb::cli {
 
 void add_prof_flags(CLI::App& app, ProfFlags& f) {
   // Target and protocol.
-  app.add_option("--base-url", f.base_url, "Server URL, e.g. http://127.0.0.1:8000 or https://host/v1");
+  app.add_option("--base-url", f.base_url,
+                 "Server URL, e.g. http://127.0.0.1:8000 or https://host/v1");
   app.add_option("--endpoint", f.endpoint, "Path under the base URL (default: the API's own)");
   app.add_option("--api", f.api, "tgi | openai | openai-chat | generic")->capture_default_str();
   app.add_flag("--no-stream", f.no_stream, "Ask for whole responses instead of a stream");
@@ -30,49 +32,83 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
   app.add_option("--body-text-pointer", f.body_pointer,
                  "--api generic: JSON pointer to the text in a whole response");
   app.add_option("-H,--header", f.headers, "Extra request header 'Name: value' (repeatable)");
-  app.add_option("--api-key-env", f.api_key_env,
-                 "Environment variable holding an API key, sent as a bearer token (never written out)");
+  app.add_option(
+      "--api-key-env", f.api_key_env,
+      "Environment variable holding an API key, sent as a bearer token (never written out)");
   app.add_option("--api-key-file", f.api_key_file,
                  "File holding an API key (mode 600), sent as a bearer token (never written out)");
   app.add_flag("--insecure", f.insecure, "Do not verify the server's TLS certificate");
   app.add_option("--ca-file", f.ca_file, "PEM bundle of extra CA certificates");
   // Timeouts.
-  app.add_option("--connect-timeout", f.connect_timeout, "TCP+TLS connect timeout")->capture_default_str();
-  app.add_option("--first-token-timeout", f.first_token_timeout, "Send to first token")->capture_default_str();
-  app.add_option("--idle-timeout", f.idle_timeout, "Longest gap between two events")->capture_default_str();
+  app.add_option("--connect-timeout", f.connect_timeout, "TCP+TLS connect timeout")
+      ->capture_default_str();
+  app.add_option("--first-token-timeout", f.first_token_timeout, "Send to first token")
+      ->capture_default_str();
+  app.add_option("--idle-timeout", f.idle_timeout, "Longest gap between two events")
+      ->capture_default_str();
   app.add_option("--timeout", f.total_timeout, "Whole-request timeout")->capture_default_str();
   // Load.
   app.add_option("--concurrency", f.concurrency, "Closed loop: requests in flight (default 1)");
   app.add_option("--request-rate", f.request_rate, "Open loop: requests per second");
-  app.add_option("--arrival", f.arrival, "Open loop: constant | poisson | gamma")->capture_default_str();
-  app.add_option("--burstiness", f.burstiness, "Gamma shape (1 = Poisson, < 1 burstier)")->capture_default_str();
-  app.add_option("--max-concurrency", f.max_concurrency, "Open loop: cap on requests in flight (0 = none)");
+  app.add_option("--arrival", f.arrival, "Open loop: constant | poisson | gamma")
+      ->capture_default_str();
+  app.add_option("--burstiness", f.burstiness, "Gamma shape (1 = Poisson, < 1 burstier)")
+      ->capture_default_str();
+  app.add_option("--max-concurrency", f.max_concurrency,
+                 "Open loop: cap on requests in flight (0 = none)");
   app.add_option("-n,--num-requests", f.num_requests, "Measured requests (e.g. 1000, 2k)");
   app.add_option("--duration", f.duration, "Stop issuing after this long (e.g. 60s, 1h)");
-  app.add_option("--warmup", f.warmup, "Requests sent first and not measured")->capture_default_str();
+  app.add_option("--warmup", f.warmup, "Requests sent first and not measured")
+      ->capture_default_str();
   app.add_option("--seed", f.seed, "Seed for prompts and arrival times")->capture_default_str();
-  app.add_option("--workers", f.workers, "Client threads (0 = one per core)")->capture_default_str();
+  app.add_option("--workers", f.workers, "Client threads (0 = one per core)")
+      ->capture_default_str();
   // Workload.
-  app.add_option("--input-length", f.input_length, "Synthetic prompt length in tokens (estimated)")->capture_default_str();
-  app.add_option("--output-length", f.output_length, "Output tokens to request")->capture_default_str();
+  app.add_option("--input-length", f.input_length, "Synthetic prompt length in tokens (estimated)")
+      ->capture_default_str();
+  app.add_option("--output-length", f.output_length, "Output tokens to request")
+      ->capture_default_str();
   app.add_option("--prompt-file", f.prompt_file, "One prompt per line, used in turn");
-  app.add_option("--scenario", f.scenario, "Workload preset: chat | long | mixed (mixed:CHAT/LONG, e.g. mixed:70/30)");
-  app.add_option("--dataset", f.dataset, "Prompts from a dataset: JSONL, ShareGPT JSON, or a folder of images");
-  app.add_option("--dataset-format", f.dataset_format, "auto | synthetic | jsonl | sharegpt | images")->capture_default_str();
-  app.add_flag("--strict", f.strict, "A malformed dataset record is an error (default: skipped and counted)");
-  app.add_option("--input-dist", f.input_dist, "Synthetic prompt lengths, e.g. normal:mean=200,sd=50,min=10,max=500 (docs/workloads.md)");
-  app.add_option("--output-dist", f.output_dist, "Output lengths (max_tokens), e.g. uniform:min=64,max=256");
-  app.add_option("--shared-prefix", f.shared_prefix, "Shared-prefix prompts: prefixes=N,suffixes=M[,prefix=T][,suffix=T]");
-  app.add_option("--tokenizer", f.tokenizer, "tokenizer.model (SentencePiece) or tokenizer.json (byte-level BPE): exact token counts");
+  app.add_option("--scenario", f.scenario,
+                 "Workload preset: chat | long | mixed (mixed:CHAT/LONG, e.g. mixed:70/30)");
+  app.add_option("--dataset", f.dataset,
+                 "Prompts from a dataset: JSONL, ShareGPT JSON, or a folder of images");
+  app.add_option("--dataset-format", f.dataset_format,
+                 "auto | synthetic | jsonl | sharegpt | images")
+      ->capture_default_str();
+  app.add_flag("--strict", f.strict,
+               "A malformed dataset record is an error (default: skipped and counted)");
+  app.add_option(
+      "--input-dist", f.input_dist,
+      "Synthetic prompt lengths, e.g. normal:mean=200,sd=50,min=10,max=500 (docs/workloads.md)");
+  app.add_option("--output-dist", f.output_dist,
+                 "Output lengths (max_tokens), e.g. uniform:min=64,max=256");
+  app.add_option("--shared-prefix", f.shared_prefix,
+                 "Shared-prefix prompts: prefixes=N,suffixes=M[,prefix=T][,suffix=T]");
+  app.add_option(
+      "--tokenizer", f.tokenizer,
+      "tokenizer.model (SentencePiece) or tokenizer.json (byte-level BPE): exact token counts");
   // Metrics and results.
-  app.add_option("--goodput", f.goodput, "SLO for goodput: ttft:MS, tpot:MS or e2e:MS (repeatable)");
-  app.add_option("--bucket-interval", f.bucket_interval, "Time-series bucket in ms (e.g. 1000)")->capture_default_str();
-  app.add_option("-o,--output-dir", f.output_dir, "Results folder (default runs/<time>-<api>)");
-  app.add_option("--max-error-rate", f.max_error_rate, "Exit 4 when the error rate is above this fraction");
-  app.add_option("--max-response-bytes", f.max_response_bytes, "Per-response body limit")->capture_default_str();
-  app.add_option("--max-event-bytes", f.max_event_bytes, "Per-SSE-event limit")->capture_default_str();
-  app.add_option("--grace-period", f.grace_period, "After Ctrl-C, wait this long for in-flight requests")->capture_default_str();
-  app.add_option("--sim", f.sim, "Start the embedded simulator with this preset (tgi, fastapi, pytorch) and target it");
+  app.add_option("--goodput", f.goodput,
+                 "SLO for goodput: ttft:MS, tpot:MS or e2e:MS (repeatable)");
+  app.add_option("--bucket-interval", f.bucket_interval, "Time-series bucket in ms (e.g. 1000)")
+      ->capture_default_str();
+  app.add_option("-o,--output-dir", f.output_dir,
+                 "Results folder (default runs/<time>-<api>); refused when not empty");
+  app.add_flag("--overwrite", f.overwrite,
+               "Write into a non-empty -o folder, replacing the files of an earlier run");
+  app.add_option("--max-error-rate", f.max_error_rate,
+                 "Exit 4 when the error rate is above this fraction");
+  app.add_option("--max-response-bytes", f.max_response_bytes, "Per-response body limit")
+      ->capture_default_str();
+  app.add_option("--max-event-bytes", f.max_event_bytes, "Per-SSE-event limit")
+      ->capture_default_str();
+  app.add_option("--grace-period", f.grace_period,
+                 "After Ctrl-C, wait this long for in-flight requests")
+      ->capture_default_str();
+  app.add_option(
+      "--sim", f.sim,
+      "Start the embedded simulator with this preset (tgi, fastapi, pytorch) and target it");
   app.add_option("--sim-gpu", f.sim_gpu,
                  "Embedded catalog simulator: GPU (A10G, L4, L40S, A100, H100, H200; "
                  "servebench sim --list)");
@@ -85,7 +121,8 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
                  "Embedded catalog simulator: tensor-parallel GPUs (1, 2, 4, 8)");
   app.add_option("--sim-dtype", f.sim_dtype,
                  "Embedded catalog simulator: weight precision (fp16, bf16, fp8, int8, int4)");
-  app.add_option("--sim-time-scale", f.sim_time_scale, "Embedded simulator: multiply simulated times");
+  app.add_option("--sim-time-scale", f.sim_time_scale,
+                 "Embedded simulator: multiply simulated times");
   app.add_option("--sim-seed", f.sim_seed,
                  "Embedded simulator: seed of its output text (a different 'model'; default 42)");
   app.add_flag("--save-outputs", f.save_outputs,
@@ -113,23 +150,63 @@ std::string read_file(const std::string& path, const char* flag) {
   return ss.str();
 }
 
-// The key in `path`: its first line, surrounding whitespace removed. Refused when
-// the file is readable or writable by group or others (as ssh does for its keys).
+// The key in `path`: the whole file, surrounding whitespace (the newline an editor or `echo`
+// leaves) removed. Refused when the file is readable or writable by group or others (as ssh
+// does for its keys), and when the key holds a line break or another control character
+// (it would end the Authorization header and start another).
 std::string read_key_file(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     throw usage_error(fmt::format("--api-key-file '{}': cannot read the file", path));
   if (st.st_mode & (S_IRWXG | S_IRWXO))
-    throw usage_error(fmt::format(
-        "--api-key-file '{}': the file is accessible by group or others (mode {:04o}); "
-        "restrict it with: chmod 600 '{}'",
-        path, st.st_mode & 07777, path));
+    throw usage_error(
+        fmt::format("--api-key-file '{}': the file is accessible by group or others (mode {:04o}); "
+                    "restrict it with: chmod 600 '{}'",
+                    path, st.st_mode & 07777, path));
   std::string key = read_file(path, "--api-key-file");
-  key = key.substr(0, key.find_first_of("\r\n"));
-  const auto first = key.find_first_not_of(" \t");
-  key = first == std::string::npos ? "" : key.substr(first, key.find_last_not_of(" \t") - first + 1);
+  const auto first = key.find_first_not_of(" \t\r\n");
+  key = first == std::string::npos ? ""
+                                   : key.substr(first, key.find_last_not_of(" \t\r\n") - first + 1);
   if (key.empty()) throw usage_error(fmt::format("--api-key-file '{}': the file is empty", path));
+  if (const std::string why = header_value_problem(key); !why.empty())
+    throw usage_error(fmt::format(
+        "--api-key-file '{}': the key {}; the file must hold the key alone, on one line", path,
+        why));
   return key;
+}
+
+// The value of --api-key-env's variable; refused when unset, empty or holding a control
+// character (a line break would end the Authorization header).
+std::string key_from_env(const std::string& var) {
+  const char* key = std::getenv(var.c_str());
+  if (!key || !*key)
+    throw usage_error(fmt::format("--api-key-env {}: the variable is not set or empty", var));
+  if (const std::string why = header_value_problem(key); !why.empty())
+    throw usage_error(
+        fmt::format("--api-key-env {}: the key {}; set the variable to the key "
+                    "alone (e.g. {}=$(cat keyfile))",
+                    var, why, var));
+  return key;
+}
+
+// -H 'Name: value' -> (name, value). A name that is not a header token, or a value with a
+// control character, is refused naming the header (never its value: it may be a secret).
+std::pair<std::string, std::string> parse_header_flag(const std::string& h) {
+  const auto colon = h.find(':');
+  if (colon == std::string::npos || colon == 0)
+    throw usage_error(
+        "-H: expected 'Name: value' (a header given has no name before a ':'; "
+        "it is not shown, it may be a key)");
+  std::string name = h.substr(0, colon);
+  std::string value = h.substr(colon + 1);
+  const auto first = value.find_first_not_of(" \t");
+  value = first == std::string::npos ? "" : value.substr(first);
+  if (const std::string why = header_name_problem(name); !why.empty())
+    throw usage_error(fmt::format("-H: the header name '{}' {}", redact_text(name), why));
+  if (const std::string why = header_value_problem(value); !why.empty())
+    throw usage_error(fmt::format(
+        "-H {}: the value {}; a header value is one line of printable text", name, why));
+  return {std::move(name), std::move(value)};
 }
 
 bool is_loopback_host(const std::string& host) {
@@ -142,7 +219,8 @@ bool is_loopback_host(const std::string& host) {
 void warn_plain_http_secrets(const engine::EngineConfig& e) {
   if (e.client.url.tls || is_loopback_host(e.client.url.host)) return;
   bool secret_header = false;
-  for (const auto& [name, value] : e.headers) secret_header |= engine::is_secret_header(name);
+  for (const auto& [name, value] : e.headers)
+    secret_header |= is_secret_name(name) || is_credential_value(value);
   if (e.api_key.empty() && !secret_header) return;
   fmt::print(stderr,
              "servebench: warning: {} will be sent over plain http to {} (not a loopback host): "
@@ -184,12 +262,13 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   if (auto t = quality::tokenize_from_string(f.quality_tokenize))
     e.quality_tokenize = *t;
   else
-    throw usage_error(fmt::format("--quality-tokenize '{}': use auto, 13a, zh or char",
-                                  f.quality_tokenize));
+    throw usage_error(
+        fmt::format("--quality-tokenize '{}': use auto, 13a, zh or char", f.quality_tokenize));
   if (f.base_url.empty() && pc.run.sim.preset.empty())
-    throw usage_error("--base-url is required (e.g. --base-url http://127.0.0.1:8000), "
-                      "or --sim tgi (or --sim-gpu/--sim-model/...) to benchmark the embedded "
-                      "simulator");
+    throw usage_error(
+        "--base-url is required (e.g. --base-url http://127.0.0.1:8000), "
+        "or --sim tgi (or --sim-gpu/--sim-model/...) to benchmark the embedded "
+        "simulator");
   if (!f.base_url.empty()) e.client.url = net::parse_url(f.base_url);
   e.client.insecure = f.insecure;
   e.client.ca_file = f.ca_file;
@@ -201,7 +280,8 @@ ProfConfig to_prof_config(const ProfFlags& f) {
 
   const auto api = protocol::api_from_string(f.api);
   if (!api)
-    throw usage_error(fmt::format("--api '{}': expected tgi, openai, openai-chat or generic", f.api));
+    throw usage_error(
+        fmt::format("--api '{}': expected tgi, openai, openai-chat or generic", f.api));
   e.adapter.api = *api;
   e.adapter.stream = !f.no_stream;
   e.adapter.model = f.model;
@@ -209,32 +289,18 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   if (!f.extra_body.empty()) {
     e.adapter.extra_body = nlohmann::json::parse(f.extra_body, nullptr, false);
     if (e.adapter.extra_body.is_discarded() || !e.adapter.extra_body.is_object())
-      throw usage_error(fmt::format("--extra-body '{}': must be a JSON object, e.g. "
-                                    "'{{\"temperature\":0}}'",
-                                    f.extra_body));
+      // Not echoed: the body may hold a key.
+      throw usage_error(
+          "--extra-body: must be a JSON object, e.g. '{\"temperature\":0}' (the "
+          "text given does not parse as one)");
   }
   if (!f.request_template.empty())
     e.adapter.generic_template = read_file(f.request_template, "--request-template");
   e.adapter.generic_stream_pointer = f.stream_pointer;
   e.adapter.generic_body_pointer = f.body_pointer;
 
-  for (const auto& h : f.headers) {
-    const auto colon = h.find(':');
-    if (colon == std::string::npos || colon == 0)
-      throw usage_error(fmt::format("-H '{}': expected 'Name: value'", h));
-    std::string name = h.substr(0, colon);
-    std::string value = h.substr(colon + 1);
-    while (!value.empty() && value.front() == ' ') value.erase(value.begin());
-    if (name.find_first_of(" \r\n") != std::string::npos || value.find_first_of("\r\n") != std::string::npos)
-      throw usage_error(fmt::format("-H '{}': header names have no spaces and values no line breaks", h));
-    e.headers.emplace_back(std::move(name), std::move(value));
-  }
-  if (!f.api_key_env.empty()) {
-    const char* key = std::getenv(f.api_key_env.c_str());
-    if (!key || !*key)
-      throw usage_error(fmt::format("--api-key-env {}: the variable is not set or empty", f.api_key_env));
-    e.api_key = key;
-  }
+  for (const auto& h : f.headers) e.headers.push_back(parse_header_flag(h));
+  if (!f.api_key_env.empty()) e.api_key = key_from_env(f.api_key_env);
   if (!f.api_key_file.empty()) {
     if (!f.api_key_env.empty())
       throw usage_error("--api-key-file and --api-key-env exclude each other; give the key once");
@@ -251,8 +317,9 @@ ProfConfig to_prof_config(const ProfFlags& f) {
 
   auto& l = e.load;
   if (!f.request_rate.empty() && !f.concurrency.empty())
-    throw usage_error("--concurrency (closed loop) and --request-rate (open loop) exclude each "
-                      "other; use --request-rate with --max-concurrency to cap an open loop");
+    throw usage_error(
+        "--concurrency (closed loop) and --request-rate (open loop) exclude each "
+        "other; use --request-rate with --max-concurrency to cap an open loop");
   if (!f.request_rate.empty()) {
     l.mode = engine::LoadMode::open;
     l.request_rate = parse_rate_per_s(f.request_rate, "--request-rate");
@@ -284,6 +351,7 @@ ProfConfig to_prof_config(const ProfFlags& f) {
 
   pc.run.slo = metrics::parse_goodput_flags(f.goodput);
   pc.output_dir = f.output_dir;
+  pc.overwrite = f.overwrite;
   pc.run.max_error_rate = f.max_error_rate;
   if (pc.run.max_error_rate > 1)
     throw usage_error("--max-error-rate: a fraction between 0 and 1 (e.g. 0.01 for 1%)");

@@ -18,6 +18,7 @@ namespace sb::cli {
 struct ProfConfig {
   plan::RunSpec run;
   std::string output_dir;  // empty: runs/<timestamp>-<api>
+  bool overwrite = false;  // --overwrite: a non-empty output_dir is written over
   bool quiet = false;
   bool no_progress = false;
 };
@@ -43,6 +44,7 @@ struct ProfFlags {
       tokenizer;  // workload issue 4 (src/workload, src/tokenizer; docs/workloads.md)
   bool strict = false;
   std::string output_dir, max_response_bytes = "64M", max_event_bytes = "1M";
+  bool overwrite = false;
   double max_error_rate = -1;
   std::string sim;
   // A catalog simulator (--sim-gpu, --sim-model, --sim-engine, --sim-tp, --sim-dtype): any of

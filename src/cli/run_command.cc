@@ -10,6 +10,7 @@
 #include "plan/plan.h"
 #include "plan/plan_runner.h"
 #include "plan/run_executor.h"
+#include "results/output_dir.h"
 
 namespace sb::cli {
 namespace {
@@ -18,7 +19,7 @@ struct RunFlags {
   std::string plan_file, output_dir;
   double sim_time_scale = 0;
   double scale = 1.0;
-  bool quiet = false, check = false;
+  bool quiet = false, check = false, overwrite = false;
 };
 
 int run_run(const RunFlags& f, plan::RunExecutor& exec) {
@@ -31,9 +32,12 @@ int run_run(const RunFlags& f, plan::RunExecutor& exec) {
   }
   if (!(f.scale > 0)) throw usage_error("--scale: must be a positive factor (e.g. 0.1)");
   plan::PlanRunOptions o;
-  o.output_dir = f.output_dir;
-  if (o.output_dir.empty())  // named by the leader's clock
-    o.output_dir = exec.on_leader([&] { return create_default_run_dir(p.name); });
+  // Named by the leader's clock, or -o (a non-empty folder only with --overwrite).
+  o.output_dir = exec.on_leader([&] {
+    if (f.output_dir.empty()) return create_default_run_dir(p.name);
+    results::prepare_output_dir(f.output_dir, f.overwrite);
+    return f.output_dir;
+  });
   if (f.sim_time_scale > 0) o.sim_time_scale = f.sim_time_scale;
   o.scale = f.scale;
   o.quiet = f.quiet;
@@ -50,7 +54,9 @@ std::function<int(plan::RunExecutor&)> add_run_command(CLI::App& root) {
   auto f = std::make_shared<RunFlags>();
   app->add_option("plan", f->plan_file, "Plan file (YAML)")->required();
   app->add_option("-o,--output-dir", f->output_dir,
-                  "Plan folder (default runs/<time>-<plan name>)");
+                  "Plan folder (default runs/<time>-<plan name>); refused when not empty");
+  app->add_flag("--overwrite", f->overwrite,
+                "Write into a non-empty -o folder, replacing the files of an earlier plan");
   app->add_option("--sim-time-scale", f->sim_time_scale,
                   "Override the simulator time scale of sim providers (e.g. 0.05: 20x faster)");
   app->add_option(

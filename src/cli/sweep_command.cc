@@ -12,6 +12,7 @@
 #include "common/wall_clock.h"
 #include "plan/plan_runner.h"
 #include "plan/run_executor.h"
+#include "results/output_dir.h"
 
 namespace sb::cli {
 namespace {
@@ -132,15 +133,12 @@ int run_sweep(const SweepFlags& f, plan::RunExecutor& exec) {
   if (f.until_saturation) t.max_error_rate = std::min(t.max_error_rate, f.saturation_max_errors);
   t.base.print_progress = false;  // one line per level instead
 
-  // The folder (named by the leader's clock), created by the leader.
+  // The folder (named by the leader's clock), created by the leader; a non-empty -o folder
+  // only with --overwrite.
   const std::string dir = exec.on_leader([&] {
     if (pc.output_dir.empty()) return create_default_run_dir("sweep");
-    const std::string d = pc.output_dir;
-    std::error_code ec;
-    std::filesystem::create_directories(d, ec);
-    if (ec)
-      throw usage_error(fmt::format("--output-dir '{}': cannot create it ({})", d, ec.message()));
-    return d;
+    results::prepare_output_dir(pc.output_dir, pc.overwrite);
+    return pc.output_dir;
   });
   plan::PlanIndex index(dir, "sweep");
   plan::StageRunContext ctx;

@@ -1,6 +1,10 @@
 #include "common/wall_clock.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 
@@ -21,23 +25,30 @@ std::string iso_utc_now() {
                      tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
 }
 
+std::string create_unique_dir(const std::string& base) {
+  int err = 0;
+  for (int i = 1; i < 1000; ++i) {
+    const std::string dir = i == 1 ? base : fmt::format("{}-{}", base, i);
+    // mkdir is atomic: of two processes racing for one name, exactly one gets it, the other
+    // EEXIST (and takes the next name). Never "exists, then create".
+    if (::mkdir(dir.c_str(), 0777) == 0) return dir;
+    err = errno;
+    if (err != EEXIST) break;
+  }
+  throw usage_error(
+      fmt::format("cannot create a results folder {} ({}); give one with -o DIR", base,
+                  err == EEXIST ? "too many runs in one second" : std::strerror(err)));
+}
+
 std::string create_default_run_dir(const std::string& suffix) {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
   localtime_r(&t, &tm);
-  const std::string base =
-      fmt::format("runs/{:04}{:02}{:02}-{:02}{:02}{:02}-{}", tm.tm_year + 1900, tm.tm_mon + 1,
-                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, suffix);
   std::error_code ec;
   std::filesystem::create_directories("runs", ec);
-  for (int i = 1; i < 1000; ++i) {
-    const std::string dir = i == 1 ? base : fmt::format("{}-{}", base, i);
-    // create_directory is atomic: of two processes racing for one name, one gets false.
-    if (std::filesystem::create_directory(dir, ec)) return dir;
-    if (ec) break;
-  }
-  throw usage_error(fmt::format("cannot create a results folder {} ({}); give one with -o DIR",
-                                base, ec ? ec.message() : "too many runs in one second"));
+  return create_unique_dir(fmt::format("runs/{:04}{:02}{:02}-{:02}{:02}{:02}-{}", tm.tm_year + 1900,
+                                       tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                                       suffix));
 }
 
 }  // namespace sb

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/header_check.h"
 
 namespace sb::engine {
 
@@ -35,6 +36,19 @@ void validate(const EngineConfig& c) {
   if (c.max_event_bytes < 1024) throw usage_error("--max-event-bytes: must be at least 1024");
   if (c.client.max_response_bytes < 1024)
     throw usage_error("--max-response-bytes: must be at least 1024");
+  // Every way in (flags, providers.yaml, the environment) checked its own values; this is the
+  // last line before they go verbatim into request heads. Named, never echoed.
+  for (const auto& [name, value] : c.headers) {
+    if (const std::string why = header_name_problem(name); !why.empty())
+      throw usage_error(fmt::format("header name: it {}", why));
+    if (const std::string why = header_value_problem(value); !why.empty())
+      throw usage_error(fmt::format("header {}: its value {}", name, why));
+  }
+  if (const std::string why = header_value_problem(c.api_key); !why.empty())
+    throw usage_error(fmt::format("the API key {}", why));
+  if (c.endpoint.find_first_of(" \r\n") != std::string::npos ||
+      !header_value_problem(c.endpoint).empty())
+    throw usage_error("--endpoint: spaces and control characters are not allowed in the path");
   if (c.adapter.api == protocol::Api::generic && c.adapter.generic_template.empty())
     throw usage_error("--api generic needs --request-template FILE");
 }

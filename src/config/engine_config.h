@@ -71,7 +71,9 @@ struct EngineConfig {
   Nanos bucket_interval = 1s;
 };
 
-// Throws sb::Error (usage) naming the offending flag and its fix.
+// Throws sb::Error (usage) naming the offending flag and its fix; a header name or value, or
+// the API key, with a control character (common/header_check.h) is refused naming the
+// header, never showing the value.
 void validate(const EngineConfig& config);
 
 }  // namespace sb::engine

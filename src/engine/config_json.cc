@@ -1,28 +1,21 @@
 #include "engine/config_json.h"
 
-#include <algorithm>
-#include <cctype>
 #include <fstream>
 #include <thread>
 
 #include <sys/utsname.h>
 #include <unistd.h>
 
-namespace sb::engine {
+#include "common/redact.h"
 
-bool is_secret_header(std::string_view name) {
-  std::string n(name);
-  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
-  for (const char* word : {"authorization", "key", "token", "cookie", "secret", "password"})
-    if (n.find(word) != std::string::npos) return true;
-  return false;
-}
+namespace sb::engine {
 
 nlohmann::json config_to_json(const EngineConfig& c) {
   using nlohmann::json;
   json headers = json::object();
   for (const auto& [name, value] : c.headers)
-    headers[name] = is_secret_header(name) ? json("<redacted>") : json(value);
+    headers[name] = is_secret_name(name) || is_credential_value(value) ? json(kRedacted)
+                                                                       : json(redact_text(value));
   const auto& l = c.load;
   json load = {{"mode", l.mode == LoadMode::closed ? "closed" : "open"},
                {"num_requests", l.num_requests},
@@ -38,22 +31,23 @@ nlohmann::json config_to_json(const EngineConfig& c) {
     load["max_concurrency"] = l.max_concurrency;
   }
   return json{
-      {"base_url", c.client.url.to_string()},
+      {"base_url", redact_url(c.client.url.to_string())},
       {"endpoints",
        [&] {
-         json e = json::array({c.client.url.to_string()});
-         for (const auto& u : c.extra_endpoints) e.push_back(u.to_string());
+         json e = json::array({redact_url(c.client.url.to_string())});
+         for (const auto& u : c.extra_endpoints) e.push_back(redact_url(u.to_string()));
          return e;
        }()},
       {"load_balancer", to_string(c.load_balancer)},
-      {"endpoint", c.endpoint},
+      {"endpoint", redact_url(c.endpoint)},
       {"api", protocol::to_string(c.adapter.api)},
       {"stream", c.adapter.stream},
       {"model", c.adapter.model},
-      {"extra_body", c.adapter.extra_body.is_null() ? json::object() : c.adapter.extra_body},
+      {"extra_body", c.adapter.extra_body.is_null() ? json::object()
+                                                    : redact_secret_members(c.adapter.extra_body)},
       {"ignore_eos", c.adapter.ignore_eos},
       {"headers", headers},
-      {"api_key", c.api_key.empty() ? json(nullptr) : json("<redacted>")},
+      {"api_key", c.api_key.empty() ? json(nullptr) : json(kRedacted)},
       {"tls", {{"insecure", c.client.insecure}, {"ca_file", c.client.ca_file}}},
       {"timeouts_s",
        {{"connect", to_s(c.timeouts.connect)},

@@ -1,6 +1,8 @@
 #pragma once
-// The effective configuration as JSON for summary.json, with secrets redacted:
-// the API key never appears, nor the values of headers that carry credentials.
+// The effective configuration as JSON for summary.json, with secrets redacted (common/redact.h):
+// the API key never appears, nor the values of headers that carry credentials (by name, or a
+// "Bearer ..." value), nor --extra-body members with secret names, nor URL passwords and
+// secret query values (base URL, endpoints, --endpoint).
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
@@ -10,8 +12,6 @@
 namespace sb::engine {
 
 nlohmann::json config_to_json(const EngineConfig& config);
-// True for header names whose values are secrets (Authorization, *key*, *token*, Cookie, ...).
-bool is_secret_header(std::string_view name);
 // Facts about the client host: hostname, kernel, cores, memory.
 nlohmann::json host_facts();
 // The run's facts for summary.json: version, redacted config (with workers_used and,

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/redact.h"
 #include "common/wall_clock.h"
 #include "engine/config_json.h"
 #include "mpi/clock_sync.h"
@@ -178,7 +179,7 @@ Fault fault_from_env() {
 
 Agreement agree(int code, const std::string& message, const RankIdentity& me, bool print,
                 MPI_Comm comm) {
-  const json mine = {{"code", code}, {"message", message}, {"name", me.name()}};
+  const json mine = {{"code", code}, {"message", redact_text(message)}, {"name", me.name()}};
   const auto all = gather_strings(mine.dump(), 0, comm);
   Agreement out;
   std::string rank0_message;
@@ -308,7 +309,7 @@ json run_my_share(const ShareContext& c, engine::RunResult& result) {
     state["interrupted"] = result.interrupted;
   } catch (const Error& e) {
     state["state"] = "failed";
-    state["error"] = e.what();
+    state["error"] = redact_text(e.what());  // rank.json and rank 0's messages
     result.records.clear();
   }
   // Every active rank takes part in both start agreements, whatever happened to it.
@@ -391,7 +392,7 @@ SplitRunResult run_split(const SplitRun& run, const RankIdentity& me, const Faul
   if (made.code != 0) return refuse(made.code, made.message);
 
   // Can this rank reach the target? One that cannot takes no part; rank 0 must.
-  const std::string unreachable = probe_target(run.engine, fault, rank);
+  const std::string unreachable = redact_text(probe_target(run.engine, fault, rank));
   const json me_json = {{"rank", rank},
                         {"host", me.host},
                         {"clock_offset_ns", clock.offset_ns},

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/redact.h"
 #include "mpi/comm.h"
 #include "mpi/distributed_run.h"
 #include "plan/execute_run.h"
@@ -47,7 +48,7 @@ json outcome_to_json(const plan::RunOutcome& o) {
   const plan::Headline& h = o.headline;
   return {{"ok", o.ok},
           {"exit_code", o.exit_code},
-          {"error", o.error},
+          {"error", redact_text(o.error)},
           {"interrupted", o.interrupted},
           {"slo_met", o.slo_met},
           {"requests", h.requests},
@@ -95,7 +96,8 @@ plan::RunOutcome failed(int code, std::string error) {
 }
 
 [[noreturn]] void abort_job(Session& mpi, int code, const std::string& message) {
-  if (!message.empty()) fmt::print(stderr, "servebench: rank {}: {}\n", mpi.rank(), message);
+  if (!message.empty())
+    fmt::print(stderr, "servebench: rank {}: {}\n", mpi.rank(), redact_text(message));
   std::fflush(stdout);
   std::fflush(stderr);
   mpi.abort(code);
@@ -123,11 +125,11 @@ class MpiExecutor final : public plan::RunExecutor {
         try {
           r = {{"ok", true}, {"value", f()}};
         } catch (const Error& e) {
-          r = {{"ok", false}, {"code", static_cast<int>(e.code())}, {"error", e.what()}};
+          r = {{"ok", false}, {"code", static_cast<int>(e.code())}, {"error", redact_text(e.what())}};
         } catch (const std::exception& e) {
           r = {{"ok", false},
                {"code", static_cast<int>(ExitCode::failure)},
-               {"error", fmt::format("internal error: {}", e.what())}};
+               {"error", redact_text(fmt::format("internal error: {}", e.what()))}};
         }
       }
       r = json::parse(bcast_string(r.dump(), 0, MPI_COMM_WORLD));
@@ -283,7 +285,7 @@ class MpiExecutor final : public plan::RunExecutor {
   json enter_verdict(const std::string& step, int code, const std::string& message) {
     const json mine = {{"step", step},
                        {"code", code},
-                       {"message", message},
+                       {"message", redact_text(message)},
                        {"name", me_.name()},
                        {"stop", signal_ && signal_->load()}};
     const auto all = gather_strings(mine.dump(), 0, MPI_COMM_WORLD);

@@ -7,11 +7,26 @@
 #include "common/error.h"
 
 namespace sb::net {
+
+std::string url_for_messages(std::string_view text) {
+  std::string head;
+  if (const size_t at = text.rfind('@'); at != std::string_view::npos) {
+    const size_t scheme = text.find("://");
+    head = fmt::format("{}***@", scheme < at ? text.substr(0, scheme + 3) : "");
+    text = text.substr(at + 1);
+  }
+  const size_t q = text.find_first_of("?#");
+  return q == std::string_view::npos ? head + std::string(text)
+                                     : head + std::string(text.substr(0, q)) + "?...";
+}
+
 namespace {
 
+// It goes to stderr, logs and MPI messages: the URL as url_for_messages shows it.
 Error bad_url(std::string_view text, std::string_view why) {
-  return usage_error(fmt::format(
-      "--base-url '{}': {}; expected http://HOST[:PORT][/PREFIX] or https://...", text, why));
+  return usage_error(
+      fmt::format("--base-url '{}': {}; expected http://HOST[:PORT][/PREFIX] or https://...",
+                  url_for_messages(text), why));
 }
 
 }  // namespace
@@ -27,14 +42,17 @@ Url parse_url(std::string_view text) {
   } else {
     throw bad_url(text, "the scheme must be http or https");
   }
+  if (rest.find('@') != std::string_view::npos)
+    throw bad_url(text,
+                  "credentials in the URL are not supported (give a key with --api-key-env or "
+                  "--api-key-file, or a header with -H)");
   // Host and prefix go verbatim into the request head: a space or control byte would break it.
   for (const unsigned char c : rest)
-    if (c <= 0x20 || c == 0x7f) throw bad_url(text, "spaces and control characters are not allowed");
+    if (c <= 0x20 || c == 0x7f)
+      throw bad_url(text, "spaces and control characters are not allowed");
   const size_t slash = rest.find('/');
   std::string_view authority = rest.substr(0, slash);
   std::string_view path = slash == std::string_view::npos ? "" : rest.substr(slash);
-  if (authority.find('@') != std::string_view::npos)
-    throw bad_url(text, "credentials in the URL are not supported (use --api-key-env)");
   if (path.find_first_of("?#") != std::string_view::npos)
     throw bad_url(text, "a query or fragment is not allowed");
 
@@ -79,7 +97,9 @@ std::string Url::host_header() const {
   return h;
 }
 
-std::string Url::target(std::string_view path) const { return path_prefix + std::string(path); }
+std::string Url::target(std::string_view path) const {
+  return path_prefix + std::string(path);
+}
 
 std::string Url::to_string() const {
   return fmt::format("{}://{}{}", tls ? "https" : "http", host_header(), path_prefix);

@@ -19,7 +19,14 @@ struct Url {
   std::string to_string() const;  // normalised URL
 };
 
-// Throws sb::Error (usage) naming --base-url and the accepted form on bad input.
+// `text` (a URL, maybe not a valid one) as messages show it: everything up to its last '@'
+// masked ("http://***@host", a password may hold '/', ' ' or ':'), its query and fragment as
+// "?..." (any of their values may be a key).
+std::string url_for_messages(std::string_view text);
+
+// Throws sb::Error (usage) naming --base-url and the accepted form on bad input; the message
+// shows the URL as url_for_messages does.
+// Credentials (user:pass@) and a query are refused: a key goes in --api-key-env/-file or -H.
 Url parse_url(std::string_view text);
 
 }  // namespace sb::net

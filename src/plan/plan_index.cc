@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/redact.h"
 #include "report/gpu_use.h"
 #include "report/run_folder.h"
 #include "report/study_tables.h"
@@ -91,7 +92,7 @@ void PlanIndex::write(bool finished) const {
                     {"load_level", r.load_level},
                     {"folder", r.folder},
                     {"status", r.status},
-                    {"error", r.error.empty() ? json(nullptr) : json(r.error)},
+                    {"error", r.error.empty() ? json(nullptr) : json(redact_text(r.error))},
                     {"cold_start_s", opt(r.cold_start_s)},
                     {"requests", h.requests},
                     {"ttft_p50_ms", opt(h.ttft_p50_ms)},
@@ -115,7 +116,7 @@ void PlanIndex::write(bool finished) const {
         csv_num(h.output_tokens_per_s), r.status == "ok" ? csv_num(h.error_rate) : std::string(),
         csv_num(h.goodput_fraction), r.slo_met ? "true" : "false", csv_num(r.cold_start_s),
         csv_num(r.gpu_mem_used_peak_mib), csv_num(r.sm_util_mean_pct),
-        csv_num(r.mem_bw_util_mean_pct), csv_num(r.sim_time_scale), csv_text(r.error));
+        csv_num(r.mem_bw_util_mean_pct), csv_num(r.sim_time_scale), csv_text(redact_text(r.error)));
   }
   json searches = json::array();
   for (const auto& s : searches_)

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/redact.h"
 #include "plan/launcher.h"
 #include "protocol/adapter.h"
 
@@ -125,7 +126,7 @@ std::optional<LevelMeasure> run_level(const Stage& stage, const StageTarget& t,
   if (ctx.first_failure == 0 && (!out.ok || out.exit_code != 0))
     ctx.first_failure = out.exit_code != 0 ? out.exit_code : 1;
   if (!out.ok) {
-    if (leads(ctx)) fmt::print(stderr, "servebench: run {} failed: {}\n", what, out.error);
+    if (leads(ctx)) fmt::print(stderr, "servebench: run {} failed: {}\n", what, redact_text(out.error));
     if (out.exit_code == static_cast<int>(ExitCode::unreachable)) ctx.target_dead = true;
   } else if (!ctx.quiet && leads(ctx)) {
     const Headline& h = out.headline;
@@ -211,10 +212,9 @@ int run_plan(const Plan& plan, const PlanRunOptions& o) {
   const bool leader = exec.leader();
   PlanIndex index(o.output_dir, plan.name);
   exec.on_leader([&] {
+    // A non-empty -o folder was refused (or allowed by --overwrite) by the command
+    // (results/output_dir.h); the folder may be missing when a caller skipped that.
     std::error_code ec;
-    if (fs::exists(fs::path(o.output_dir) / "index.json"))
-      throw usage_error(fmt::format(
-          "-o {}: the folder already holds a plan's results; give a new folder", o.output_dir));
     fs::create_directories(o.output_dir, ec);
     if (ec)
       throw usage_error(fmt::format("-o {}: cannot create it ({})", o.output_dir, ec.message()));
@@ -273,7 +273,7 @@ int run_plan(const Plan& plan, const PlanRunOptions& o) {
             *p.launch, (fs::path(o.output_dir) / (p.id + "-launch.log")).string());
       if (!o.quiet && leader)
         fmt::print(stderr, "servebench: launching provider {}: waiting for {}\n", p.name,
-                   p.launch->ready_url);
+                   redact_url(p.launch->ready_url));
       try {
         t.cold_start_s =
             std::stod(exec.on_leader([&] { return fmt::format("{}", launcher->start()); }));
@@ -281,7 +281,8 @@ int run_plan(const Plan& plan, const PlanRunOptions& o) {
           fmt::print(stderr, "servebench: provider {} ready after {:.2f} s (cold start)\n", p.name,
                      *t.cold_start_s);
       } catch (const Error& err) {
-        if (leader) fmt::print(stderr, "servebench: provider {}: {}\n", p.name, err.what());
+        if (leader)
+          fmt::print(stderr, "servebench: provider {}: {}\n", p.name, redact_text(err.what()));
         IndexRow row;
         row.provider = p.name;
         row.stage = "launch";

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
-#include "engine/config_json.h"
+#include "common/header_check.h"
 #include "net/url.h"
 #include "protocol/adapter.h"
 #include "sim/config.h"
@@ -20,8 +20,18 @@ void check_url(const YamlContext& ctx, const YAML::Node& at, const std::string& 
     (void)net::parse_url(url);
   } catch (const Error&) {
     yaml_fail(ctx, at, field,
-              fmt::format("'{}' is not an http(s) URL (e.g. http://127.0.0.1:8000/v1)", url));
+              fmt::format("'{}' is not an http(s) URL without credentials or query (e.g. "
+                          "http://127.0.0.1:8000/v1; a key goes in api_key_env or headers)",
+                          net::url_for_messages(url)));
   }
+}
+
+// A hint for a value with a line break: a YAML `|` block keeps the final newline.
+std::string block_hint(const std::string& value) {
+  return value.find_first_of("\r\n") == std::string::npos
+             ? ""
+             : " (a YAML `|` block keeps its final newline: write the value on the key's line, "
+               "or use `|-`)";
 }
 
 // `sim: PRESET`, `sim: FILE.yaml` (a preset file, sim/preset_file.h; relative to the working
@@ -87,6 +97,9 @@ Provider parse_one(const YamlContext& ctx, const YAML::Node& n, size_t index) {
                 fmt::format("'{}': use letters, digits, '-', '_' or '.' (it names folders)", p.id));
   const std::string fi = fmt::format("providers[{}] ({})", index, p.id);
   p.api_key = get_string(ctx, n, "api_key", fi + ".api_key").value_or("");
+  if (const std::string why = header_value_problem(p.api_key); !why.empty())
+    yaml_fail(ctx, n["api_key"], fi + ".api_key",
+              fmt::format("the key {}{}", why, block_hint(p.api_key)));
   p.model_name = get_string(ctx, n, "model_name", fi + ".model_name").value_or("");
   p.model_category = get_string(ctx, n, "model_category", fi + ".model_category").value_or("");
   p.api_key_env = get_string(ctx, n, "api_key_env", fi + ".api_key_env").value_or("");
@@ -122,10 +135,12 @@ Provider parse_one(const YamlContext& ctx, const YAML::Node& n, size_t index) {
       if (!kv.second.IsScalar())
         yaml_fail(ctx, kv.second, fi + ".headers." + name, "expected a single value");
       const std::string value = kv.second.Scalar();
-      if (name.empty() || name.find_first_of(" :\r\n") != std::string::npos ||
-          value.find_first_of("\r\n") != std::string::npos)
-        yaml_fail(ctx, kv.first, fi + ".headers." + name,
-                  "header names have no spaces or colons and values no line breaks");
+      // Named, never echoed: the value may be a key.
+      if (const std::string why = header_name_problem(name); !why.empty())
+        yaml_fail(ctx, kv.first, fi + ".headers", fmt::format("the header name {}", why));
+      if (const std::string why = header_value_problem(value); !why.empty())
+        yaml_fail(ctx, kv.second, fi + ".headers." + name,
+                  fmt::format("the value {}{}", why, block_hint(value)));
       p.headers.emplace_back(name, value);
     }
   }
@@ -240,6 +255,10 @@ void apply_provider(const Provider& p, const std::vector<std::string>& sim_urls,
       throw usage_error(
           fmt::format("{}: provider '{}': api_key_env {}: the variable is not set or empty",
                       p.where, p.id, p.api_key_env));
+    if (const std::string why = header_value_problem(key); !why.empty())
+      throw usage_error(fmt::format(
+          "{}: provider '{}': api_key_env {}: the key {}; set the variable to the key alone",
+          p.where, p.id, p.api_key_env, why));
     e.api_key = key;
   } else if (!p.api_key.empty() && p.api_key != "EMPTY") {
     e.api_key = p.api_key;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "common/redact.h"
+
 namespace sb::plan {
 
 RunTelemetry::RunTelemetry(const RunTelemetryConfig& config,
@@ -13,7 +15,7 @@ RunTelemetry::RunTelemetry(const RunTelemetryConfig& config,
   tc.client_workers = workers;
   tel_ = std::make_unique<telemetry::Telemetry>(tc);
   for (const auto& line : tel_->open())
-    if (config.announce) fmt::print(stderr, "servebench: {}\n", line);
+    if (config.announce) fmt::print(stderr, "servebench: {}\n", redact_text(line));
   if (config.metrics_port >= 0) {
     live_ = std::make_unique<telemetry::LiveMetrics>(std::move(provider), std::move(scenario));
     tel_->on_gpu([l = live_.get()](const auto& r) { l->set_gpu(r); });
@@ -47,10 +49,11 @@ nlohmann::json RunTelemetry::finish(const std::string& dir) {
   if (!tel_->write_jsonl(dir + "/telemetry.jsonl"))
     fmt::print(stderr, "servebench: cannot write {}/telemetry.jsonl\n", dir);
   for (const auto& w : j["warnings"])
-    fmt::print(stderr, "servebench: warning: {}\n", w.get<std::string>());
+    fmt::print(stderr, "servebench: warning: {}\n", redact_text(w.get<std::string>()));
   if (live_ && !config_.pushgateway.empty())
     if (auto err = telemetry::push_to_gateway(config_.pushgateway, live_->render()); !err.empty())
-      fmt::print(stderr, "servebench: --pushgateway {}: {}\n", config_.pushgateway, err);
+      fmt::print(stderr, "servebench: --pushgateway {}: {}\n", redact_url(config_.pushgateway),
+                 redact_text(err));
   if (server_) server_->stop();
   return j;
 }

@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "results/request_jsonl.h"
 #include "results/summary_json.h"
+#include "results/summary_redact.h"
 
 namespace sb::report {
 
@@ -51,7 +52,9 @@ json load_summary(const fs::path& file) {
         fmt::format("{}: schema '{}' is not supported; this servebench reads '{}' "
                     "(use the servebench version that wrote it)",
                     file.string(), it->get<std::string>(), results::kSummarySchema));
-  return j;
+  // What a report prints (the whole config, telemetry sources, warnings) is redacted again:
+  // a folder may come from an older servebench that wrote secrets.
+  return results::redact_summary(std::move(j));
 }
 
 void load_requests(const fs::path& file, RunData& run) {

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "results/summary_redact.h"
+
 namespace sb::results {
 
 namespace {
@@ -146,7 +148,7 @@ json summary_to_json(const RunSummary& s, const RunInfo& info) {
   }
   out["timeseries"] = timeseries_json(s.timeseries);
   if (!info.telemetry.is_null()) out["telemetry"] = info.telemetry;
-  return out;
+  return redact_summary(std::move(out));
 }
 
 }  // namespace sb::results

@@ -5,7 +5,7 @@
 // {
 //   "schema": "servebench.summary/1",
 //   "tool":   {"name", "version"},
-//   "config": {...}  (as given: the caller has redacted secrets),
+//   "config": {...}  (as given, then secrets redacted: results/summary_redact.h),
 //   "host":   {...},
 //   "run":    {"started_at", "duration_s", "interrupted", "bucket_interval_ms",
 //              "success_rate" (ok/total or null),
@@ -41,6 +41,7 @@ namespace sb::results {
 
 inline constexpr const char* kSummarySchema = "servebench.summary/1";
 
+// The whole document, passed through redact_summary (results/summary_redact.h) last.
 nlohmann::json summary_to_json(const metrics::RunSummary& summary, const metrics::RunInfo& info);
 
 // One distribution as {"count", "mean", ..., "max"} (nulls when empty).
