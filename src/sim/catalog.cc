@@ -72,22 +72,22 @@ std::vector<GpuSpec> make_gpus() {
 std::vector<ModelSpec> make_models() {
   const auto hf = [](const std::string& id) {
     return "config.json of huggingface.co/" + id +
-           " (layers, hidden, heads, KV heads, context); "
+           " (layers, hidden, heads, KV heads, context, vocab); "
            "parameters: the safetensors total on the model page";
   };
   return {
       {"llama-2-7b", "meta-llama/Llama-2-7b-chat-hf", 6738415616, 32, 4096, 32, 32, 128, 4096,
-       hf("meta-llama/Llama-2-7b-chat-hf")},
+       hf("meta-llama/Llama-2-7b-chat-hf"), 32000},
       {"llama-2-13b", "meta-llama/Llama-2-13b-chat-hf", 13015864320, 40, 5120, 40, 40, 128, 4096,
-       hf("meta-llama/Llama-2-13b-chat-hf")},
+       hf("meta-llama/Llama-2-13b-chat-hf"), 32000},
       {"llama-2-70b", "meta-llama/Llama-2-70b-chat-hf", 68976648192, 80, 8192, 64, 8, 128, 4096,
-       hf("meta-llama/Llama-2-70b-chat-hf")},
+       hf("meta-llama/Llama-2-70b-chat-hf"), 32000},
       {"llama-3.1-8b", "meta-llama/Llama-3.1-8B-Instruct", 8030261248, 32, 4096, 32, 8, 128, 131072,
-       hf("meta-llama/Llama-3.1-8B-Instruct")},
+       hf("meta-llama/Llama-3.1-8B-Instruct"), 128256},
       {"llama-3.1-70b", "meta-llama/Llama-3.1-70B-Instruct", 70553706496, 80, 8192, 64, 8, 128,
-       131072, hf("meta-llama/Llama-3.1-70B-Instruct")},
+       131072, hf("meta-llama/Llama-3.1-70B-Instruct"), 128256},
       {"qwen2.5-7b", "Qwen/Qwen2.5-7B-Instruct", 7615616512, 28, 3584, 28, 4, 128, 32768,
-       hf("Qwen/Qwen2.5-7B-Instruct")},
+       hf("Qwen/Qwen2.5-7B-Instruct"), 152064},
   };
 }
 
@@ -166,6 +166,7 @@ void set_gpu(SimConfig& c, const GpuSpec& g, const PrecisionSpec& p) {
 
 void set_model(SimConfig& c, const ModelSpec& m, const PrecisionSpec& p, int tp) {
   c.model_params = m.params;
+  c.embedding_params = static_cast<double>(m.vocab) * m.hidden;
   c.num_layers = m.layers;
   c.hidden_size = m.hidden;
   c.head_dim = m.head_dim;

@@ -40,6 +40,7 @@ struct ModelSpec {
   int layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0;
   int context = 0;  // max_position_embeddings
   std::string source;
+  int vocab = 0;  // vocab_size (the input embedding and the untied output head: vocab x hidden)
 };
 
 struct PrecisionSpec {

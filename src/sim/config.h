@@ -63,6 +63,11 @@ struct SimConfig {
 
   // --- model (Llama-2-7B FP16); src/sim/catalog.h fills these for a catalog choice ---
   double model_params = 6.74e9;
+  // Parameters of one vocabulary x hidden table (Llama-2-7B: 32000 x 4096). The input
+  // embedding is such a table: held in memory but neither read whole nor multiplied per token.
+  // The output head (untied in every catalog model) is another: a decode token multiplies it,
+  // a prompt only at its last token. 0: every parameter is read and multiplied per token.
+  double embedding_params = 131072000;
   double bytes_per_param = 2.0;  // FP16 (fp8: 1, int8: 1, int4: ~0.52 with group scales)
   int num_layers = 32;
   int kv_dim = 4096;       // hidden size x (KV heads / attention heads) = KV heads x head_dim

@@ -53,11 +53,24 @@ CostModel::CostModel(const SimConfig& c) : scale_(c.time_scale) {
             : INT64_MAX / 4;
   }
   double bw = c.gpu_bandwidth_bytes_per_s * c.bandwidth_efficiency;
-  weights_read_s_ = c.decode_step_ms > 0 ? c.decode_step_ms / 1e3 : weights_bytes_ / bw * dequant;
+  // Read per step: every weight but the input embedding (only its looked-up rows are read).
+  const double embed = std::clamp(c.embedding_params, 0.0, c.model_params / 2);
+  const double read_params = c.model_params - embed;
+  weights_read_s_ = c.decode_step_ms > 0 ? c.decode_step_ms / 1e3
+                                         : read_params * c.bytes_per_param / n / bw * dequant;
   kv_read_per_token_s_ = kv_bytes_per_token_ / bw;
-  per_token_compute_s_ = c.prefill_ms_per_token > 0
-                             ? c.prefill_ms_per_token / 1e3
-                             : 2.0 * c.model_params / n / (c.gpu_flops * c.mfu) * dequant;
+  const double flop_s = c.gpu_flops * c.mfu / dequant;
+  // A decode token multiplies the output head too; a prompt token does not (only the
+  // prompt's last one, which the first decode step's share covers).
+  per_token_compute_s_ = c.prefill_ms_per_token > 0 ? c.prefill_ms_per_token / 1e3
+                                                    : 2.0 * read_params / n / flop_s;
+  prefill_token_compute_s_ = c.prefill_ms_per_token > 0 ? c.prefill_ms_per_token / 1e3
+                                                        : 2.0 * (read_params - embed) / n / flop_s;
+  // QK^T and softmax(.)V: 2 multiply-adds per head dimension of each (query, key) pair.
+  // (0 with prefill_ms_per_token: that figure is a prompt token's whole cost.)
+  attention_pair_s_ = c.prefill_ms_per_token > 0
+                          ? 0
+                          : 4.0 * c.num_layers * c.hidden_size / n / (c.gpu_flops * c.mfu);
   step_overhead_s_ = c.step_overhead_ms / 1e3;
   prefill_overhead_s_ = c.prefill_overhead_ms / 1e3;
   allreduce_fixed_s_ = 0;
@@ -76,23 +89,32 @@ double CostModel::allreduce_s(int64_t tokens) const {
   return allreduce_fixed_s_ + static_cast<double>(tokens) * allreduce_per_token_s_;
 }
 
-Nanos CostModel::prefill(int64_t prompt_tokens) const {
+Nanos CostModel::prefill(int64_t prompt_tokens, double attention_pairs) const {
   double s = prefill_overhead_s_ +
-             std::max(weights_read_s_, static_cast<double>(prompt_tokens) * per_token_compute_s_) +
-             allreduce_s(prompt_tokens);
+             std::max(weights_read_s_,
+                      static_cast<double>(prompt_tokens) * prefill_token_compute_s_) +
+             attention_pairs * attention_pair_s_ + allreduce_s(prompt_tokens);
   return from_s(s * scale_);
 }
 
 Nanos CostModel::decode_step(int64_t batch_size, int64_t kv_tokens) const {
-  return mixed_step(batch_size, kv_tokens, 0);
+  return mixed_step(batch_size, kv_tokens, 0, 0);
 }
 
-Nanos CostModel::mixed_step(int64_t batch_size, int64_t kv_tokens, int64_t prefill_tokens) const {
-  double mem = weights_read_s_ + static_cast<double>(kv_tokens) * kv_read_per_token_s_;
-  double compute = static_cast<double>(batch_size + prefill_tokens) * per_token_compute_s_;
+Nanos CostModel::mixed_step(int64_t batch_size, int64_t kv_tokens, int64_t prefill_tokens,
+                            double attention_pairs) const {
+  const double linear = std::max(weights_read_s_,
+                                 static_cast<double>(batch_size) * per_token_compute_s_ +
+                                     static_cast<double>(prefill_tokens) * prefill_token_compute_s_);
+  const double attention = static_cast<double>(kv_tokens) * kv_read_per_token_s_ +
+                           attention_pairs * attention_pair_s_;
   return from_s(
-      (step_overhead_s_ + std::max(mem, compute) + allreduce_s(batch_size + prefill_tokens)) *
-      scale_);
+      (step_overhead_s_ + linear + attention + allreduce_s(batch_size + prefill_tokens)) * scale_);
+}
+
+double prefill_attention_pairs(int64_t start, int64_t tokens) {
+  const double s = static_cast<double>(start), p = static_cast<double>(tokens);
+  return p * s + p * (p + 1) / 2;
 }
 
 }  // namespace sb::sim

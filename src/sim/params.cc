@@ -79,6 +79,8 @@ const Param kParams[] = {
     {{"max-body-bytes", "largest accepted request body (413 beyond)"}, SB_INT(max_body_bytes)},
     {{"model-name", "model id reported by the APIs"}, SB_STR(model_name)},
     {{"model-params", "model parameter count"}, SB_NUM(model_params)},
+    {{"embedding-params", "parameters of one vocab x hidden table (not read per token)"},
+     SB_NUM(embedding_params)},
     {{"bytes-per-param", "bytes per weight (2: FP16, 0.5: 4-bit)"}, SB_NUM(bytes_per_param)},
     {{"num-layers", "transformer layers"}, SB_INT(num_layers)},
     {{"kv-dim", "hidden size x KV heads / heads"}, SB_INT(kv_dim)},

@@ -243,6 +243,7 @@ void Scheduler::start_fused(TimePoint t, std::vector<SchedEvent>& out) {
   const size_t first_event = out.size();
   Nanos dur{0};
   int64_t new_prompt = 0;
+  double new_pairs = 0;
   bool any_new = false;
   while (may_admit && !waiting_.empty() && static_cast<int>(running_.size()) < batch_cap_ &&
          fits_now(waiting_.front())) {
@@ -250,6 +251,7 @@ void Scheduler::start_fused(TimePoint t, std::vector<SchedEvent>& out) {
     Req& q = running_.back();
     q.chunk = q.todo;
     new_prompt += q.todo;
+    new_pairs += chunk_pairs(q);
     any_new = true;
   }
   if (running_.empty()) return;
@@ -258,7 +260,7 @@ void Scheduler::start_fused(TimePoint t, std::vector<SchedEvent>& out) {
     q.decoding = q.chunk == 0;
     resident += q.context();
   }
-  if (any_new) dur += cost_.prefill(new_prompt);
+  if (any_new) dur += cost_.prefill(new_prompt, new_pairs);
   dur += cost_.decode_step(static_cast<int64_t>(running_.size()), resident);
   stamp_admitted(out, first_event, running_.size());
   begin(t, dur, StepKind::fused);
@@ -302,13 +304,15 @@ void Scheduler::start_separate(TimePoint t, std::vector<SchedEvent>& out) {
   }
   if (admitted) {  // a prefill of the new requests only; the running batch waits
     int64_t prompt = 0;
+    double pairs = 0;
     for (auto& q : running_) {
       q.chunk = q.todo;
       prompt += q.chunk;
+      pairs += chunk_pairs(q);
     }
     may_concat_ = idle;  // after a prefill that joined a running batch comes a decode step
     stamp_admitted(out, first_event, running_.size());
-    begin(t, *admitted + cost_.prefill(prompt), StepKind::prefill);
+    begin(t, *admitted + cost_.prefill(prompt, pairs), StepKind::prefill);
     return;
   }
   if (running_.empty()) return;
@@ -329,11 +333,13 @@ void Scheduler::start_chunked(TimePoint t, std::vector<SchedEvent>& out) {
       ++decode;
       --budget;
     }
+  double pairs = 0;
   for (auto& q : running_)
     if (q.todo > 0 && budget > 0) {
       q.chunk = std::min(q.todo, budget);
       budget -= q.chunk;
       prompt += q.chunk;
+      pairs += chunk_pairs(q);
     }
   const size_t first_event = out.size();
   Nanos dur{0};
@@ -344,9 +350,10 @@ void Scheduler::start_chunked(TimePoint t, std::vector<SchedEvent>& out) {
     q.chunk = std::min(q.todo, budget);
     budget -= q.chunk;
     prompt += q.chunk;
+    pairs += chunk_pairs(q);
   }
   if (decode == 0 && prompt == 0) return;
-  dur += cost_.mixed_step(decode, resident, prompt);
+  dur += cost_.mixed_step(decode, resident, prompt, pairs);
   stamp_admitted(out, first_event, running_.size());
   begin(t, dur, StepKind::chunked);
 }

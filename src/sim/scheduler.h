@@ -112,6 +112,11 @@ class Scheduler {
     int64_t kv_need() const { return r.prompt_tokens + r.max_new_tokens; }
     int64_t context() const { return r.prompt_tokens + generated; }
   };
+  // The attention pairs of q's current chunk: its last `todo` context positions are still to
+  // prefill (cached prefix blocks before them are skipped), the chunk is their first `chunk`.
+  static double chunk_pairs(const Req& q) {
+    return prefill_attention_pairs(q.context() - q.todo, q.chunk);
+  }
   enum class StepKind { fused, prefill, decode, chunked };
 
   void finish_step(TimePoint t, std::vector<SchedEvent>& out);

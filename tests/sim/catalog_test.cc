@@ -115,10 +115,12 @@ TEST(Catalog, ConfigOfSetsTheGpuModelAndPrecision) {
   EXPECT_EQ(c.max_total_tokens, 131072);  // vLLM: max_model_len = the model's context
   EXPECT_NO_THROW(validate(c));
   EXPECT_NO_THROW(validate_cost_fields(c));
-  // Weights 16.06 GB per step at 3.35 TB/s x efficiency.
+  // Weights 15.01 GB per step (all but the 128256 x 4096 input embedding) at 3.35 TB/s x
+  // efficiency.
   CostModel m(c);
   EXPECT_NEAR(ms(m.decode_step(1, 0)) - c.step_overhead_ms,
-              8030261248.0 * 2 / (3.35e12 * c.bandwidth_efficiency) * 1e3, 1e-3);
+              (8030261248.0 - 128256.0 * 4096) * 2 / (3.35e12 * c.bandwidth_efficiency) * 1e3,
+              1e-3);
 }
 
 TEST(Catalog, NamesMatchCaseInsensitively) {
@@ -140,7 +142,7 @@ TEST(Catalog, EmptyFieldsAreTheTgiPresetsSystem) {
   CostModel cat(config_of({}));
   CostModel preset(preset_config("tgi"));
   EXPECT_NEAR(ms(cat.decode_step(8, 4000)), ms(preset.decode_step(8, 4000)), 0.02);
-  EXPECT_NEAR(ms(cat.prefill(500)), ms(preset.prefill(500)), 0.2);
+  EXPECT_NEAR(ms(cat.prefill(500, 0)), ms(preset.prefill(500, 0)), 0.2);
   EXPECT_NEAR(static_cast<double>(cat.kv_capacity_tokens()),
               static_cast<double>(preset.kv_capacity_tokens()), 10);
 }
@@ -175,7 +177,7 @@ TEST(Catalog, Int4AndInt8AreWeightOnlyWithDequantisation) {
   // 0.52 / 2 of the bytes, x 1.25 for dequantisation.
   EXPECT_NEAR(w4, w16 * (0.5 + 2.5 / 128) / 2 * 1.25, 1e-3);
   // Compute-bound prefill: FP16 rate x 1.25.
-  EXPECT_NEAR(ms(CostModel(i4).prefill(8000)), ms(CostModel(fp16).prefill(8000)) * 1.25, 1e-2);
+  EXPECT_NEAR(ms(CostModel(i4).prefill(8000, 0)), ms(CostModel(fp16).prefill(8000, 0)) * 1.25, 1e-2);
 }
 
 TEST(Catalog, TensorParallelSplitsWeightsAndKvAndAddsAllReduce) {
@@ -189,8 +191,10 @@ TEST(Catalog, TensorParallelSplitsWeightsAndKvAndAddsAllReduce) {
   // 2 all-reduces per layer: latency + 2 (N-1)/N x tokens x hidden x 2 B / 450 GB/s.
   const double ar_s = 2 * 32 * (8e-6 + 2.0 * 1 / 2 * 64 * 4096 * 2 / 450e9);
   EXPECT_NEAR(ms(m2.allreduce(64)), ar_s * 1e3, 1e-4);
-  // Decode at batch 64: weight read halves, the all-reduce is added.
-  const double w1 = m1.weights_bytes() / (3.35e12 * one.bandwidth_efficiency);
+  // Decode at batch 64: weight read (all but the input embedding) halves, the all-reduce is
+  // added.
+  const double w1 =
+      (m1.weights_bytes() - 128256.0 * 4096 * 2) / (3.35e12 * one.bandwidth_efficiency);
   EXPECT_NEAR(ms(m2.decode_step(64, 0)), (two.step_overhead_ms / 1e3 + w1 / 2 + ar_s) * 1e3, 1e-3);
   // Replicated KV heads: qwen2.5-7b has 4 KV heads; over 4 GPUs each holds one.
   CostModel q4(config_of({"H100", "qwen2.5-7b", "vllm", "fp16", 4}));
@@ -212,11 +216,50 @@ TEST(CostModelTp, ReplicatesKvHeadsBeyondTheirCount) {
 TEST(CostModelTp, MixedStepIsDecodePlusPrefillTokensInOnePass) {
   SimConfig c = config_of({"H100", "llama-3.1-8b", "vllm", "fp16", 2});
   CostModel m(c);
-  EXPECT_EQ(m.mixed_step(16, 1000, 0), m.decode_step(16, 1000));
-  // Compute-bound: (b + P) tokens of compute and all-reduce.
-  const double compute_s = 2.0 * c.model_params / 2 / (c.gpu_flops * c.mfu);
-  EXPECT_NEAR(ms(m.mixed_step(16, 1000, 2032)),
-              c.step_overhead_ms + 2048 * compute_s * 1e3 + ms(m.allreduce(2048)), 1e-3);
+  EXPECT_EQ(m.mixed_step(16, 1000, 0, 0), m.decode_step(16, 1000));
+  // Compute-bound linear layers: 16 decode tokens (output head included) and 2032 prompt
+  // tokens (no output head); then attention (the resident KV's read and the prompt's pairs)
+  // and the all-reduce.
+  const double embed = 128256.0 * 4096;
+  const double flop_s = c.gpu_flops * c.mfu;
+  const double decode_s = 2.0 * (c.model_params - embed) / 2 / flop_s;
+  const double prompt_s = 2.0 * (c.model_params - 2 * embed) / 2 / flop_s;
+  const double pairs = prefill_attention_pairs(0, 2032);
+  EXPECT_DOUBLE_EQ(pairs, 2032.0 * 2033 / 2);
+  const double attention_s = pairs * 4 * 32 * 4096 / 2 / flop_s +
+                             1000 * kv_bytes_per_token_per_gpu(c) /
+                                 (c.gpu_bandwidth_bytes_per_s * c.bandwidth_efficiency);
+  EXPECT_NEAR(ms(m.mixed_step(16, 1000, 2032, pairs)),
+              c.step_overhead_ms + (16 * decode_s + 2032 * prompt_s + attention_s) * 1e3 +
+                  ms(m.allreduce(2048)),
+              1e-3);
+}
+
+TEST(CostModel, DecodeReadsEveryWeightButTheInputEmbeddingAndThenTheKv) {
+  SimConfig c = config_of({"H200", "llama-3.1-8b", "vllm", "fp8", 1});
+  c.step_overhead_ms = 0;
+  CostModel m(c);
+  const double bw = c.gpu_bandwidth_bytes_per_s * c.bandwidth_efficiency;
+  const double weights_s = (c.model_params - 128256.0 * 4096) * 1 / bw;  // 1 byte per weight
+  EXPECT_NEAR(ms(m.decode_step(1, 0)), weights_s * 1e3, 1e-6);
+  // 64 KiB of FP8 KV per token (2 x 32 layers x 8 KV heads x 128 x 1 byte), read after the
+  // weights: memory-bound decode is the sum of the two reads.
+  EXPECT_DOUBLE_EQ(m.kv_bytes_per_token(), 65536);
+  EXPECT_NEAR(ms(m.decode_step(1, 100000)), (weights_s + 100000.0 * 65536 / bw) * 1e3, 1e-6);
+  // The memory footprint keeps the embedding.
+  EXPECT_DOUBLE_EQ(m.weights_bytes(), c.model_params);
+}
+
+TEST(CostModel, PrefillAttentionGrowsWithThePromptSquared) {
+  SimConfig c = config_of({"H200", "llama-3.1-8b", "vllm", "fp8", 1});
+  CostModel m(c);
+  // A chunk later in a prompt attends to more keys than the same chunk at its start.
+  EXPECT_DOUBLE_EQ(prefill_attention_pairs(2048, 2048) - prefill_attention_pairs(0, 2048),
+                   2048.0 * 2048);
+  const double linear_ms = ms(m.prefill(8000, 0));
+  const double with_attention_ms = ms(m.prefill(8000, prefill_attention_pairs(0, 8000)));
+  // 4 x 32 x 4096 x 8000^2 / 2 FLOPs of attention against 2 x 6.98e9 x 8000 of matmuls: +15%.
+  EXPECT_NEAR(with_attention_ms / linear_ms, 1.15, 0.01);
 }
 
 TEST(CostModelTp, ValidatesItsFields) {

@@ -66,11 +66,14 @@ TEST(CostModel, DerivesLlama7bOnA10G) {
   EXPECT_EQ(m.kv_bytes_per_token(), 524288.0);  // 2 x 32 layers x 4096 x 2 B
   // (23028 MiB - 13.48 GB - 2 GB) / 0.5 MiB
   EXPECT_NEAR(static_cast<double>(m.kv_capacity_tokens()), 16530, 2);
-  // decode step at batch 1, no KV (tgi-1.x: 73.5% of 600 GB/s, no step overhead):
-  // 13.48e9 / (600e9 x 0.735) = 30.57 ms
-  EXPECT_NEAR(to_ms(m.decode_step(1, 0)), 30.567, 0.01);
-  // prefill of 1000 tokens: 4 ms + 2 x 6.74e9 x 1000 / (70e12 x 0.70) = 279.1 ms
-  EXPECT_NEAR(to_ms(m.prefill(1000)), 279.10, 0.01);
+  // decode step at batch 1, no KV (tgi-1.x: 73.5% of 600 GB/s, no step overhead), every
+  // weight but the input embedding (32000 x 4096): 13.22e9 / (600e9 x 0.735) = 29.97 ms
+  EXPECT_NEAR(to_ms(m.decode_step(1, 0)), 29.972, 0.01);
+  // prefill of 1000 tokens: 4 ms + 2 x (6.74e9 - 2 x 0.131e9) x 1000 / (70e12 x 0.70)
+  // = 268.4 ms, and the attention of its 500,500 causal pairs: 4 x 32 x 4096 x 500,500 /
+  // (70e12 x 0.70) = 5.36 ms
+  EXPECT_NEAR(to_ms(m.prefill(1000, 0)), 268.40, 0.01);
+  EXPECT_NEAR(to_ms(m.prefill(1000, prefill_attention_pairs(0, 1000))), 273.76, 0.01);
 }
 
 TEST(CostModel, TimeScaleMultipliesDurations) {
@@ -79,7 +82,7 @@ TEST(CostModel, TimeScaleMultipliesDurations) {
   CostModel fast(c);
   CostModel real(preset_config("tgi"));
   EXPECT_NEAR(to_ms(fast.decode_step(4, 100)), to_ms(real.decode_step(4, 100)) / 10, 1e-3);
-  EXPECT_NEAR(to_ms(fast.prefill(100)), to_ms(real.prefill(100)) / 10, 1e-3);
+  EXPECT_NEAR(to_ms(fast.prefill(100, 0)), to_ms(real.prefill(100, 0)) / 10, 1e-3);
 }
 
 TEST(Scheduler, LoneRequestTakesOverheadPrefillAndNSteps) {
@@ -265,12 +268,12 @@ TEST(Scheduler, ThroughputAtConcurrencyFollowsTheCostModel) {
     c.batching = BatchPolicy::continuous;
     // All C requests are admitted together: cycle = prefill(C x p) + n steps.
     CostModel m(c);
-    double cycle_s = to_s(m.prefill(conc * p)) + n * to_s(m.decode_step(conc, 0));
+    double cycle_s = to_s(m.prefill(conc * p, 0)) + n * to_s(m.decode_step(conc, 0));
     double expected = conc * n / cycle_s;
     double got = closed_loop_tokens_per_s(c, conc, p, n, 60'000);
     EXPECT_NEAR(got / expected, 1.0, 0.01) << "continuous, C=" << conc;
     c.batching = BatchPolicy::none;
-    double lone = n / (to_s(m.prefill(p)) + n * to_s(m.decode_step(1, 0)));
+    double lone = n / (to_s(m.prefill(p, 0)) + n * to_s(m.decode_step(1, 0)));
     EXPECT_NEAR(closed_loop_tokens_per_s(c, conc, p, n, 60'000) / lone, 1.0, 0.01)
         << "none, C=" << conc;
   }
