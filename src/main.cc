@@ -18,6 +18,7 @@
 #include "cli/summarize_command.h"
 #include "cli/sweep_command.h"
 #include "common/error.h"
+#include "common/fd_limit.h"
 #include "common/redact.h"
 #include "plan/predict_executor.h"
 #include "plan/run_executor.h"
@@ -75,6 +76,9 @@ int main(int argc, char** argv) {
     return static_cast<int>(sb::ExitCode::usage);
   }
 #endif
+  // Every socket is a descriptor: the soft limit (often 1024) goes up to the hard limit at
+  // once; each run checks what it needs against it before it sends (common/fd_limit.h).
+  sb::fd::raise_descriptor_limit();
   const auto exec = choose_executor(&argc, &argv);
   CLI::App app{
       "servebench: benchmark AI-model inference servers (TGI, vLLM, OpenAI-compatible, ...)"};

@@ -12,10 +12,12 @@
 #include <fmt/format.h>
 
 #include "cli/sim_params.h"
+#include "common/fd_limit.h"
 #include "sim/catalog.h"
 #include "sim/config.h"
 #include "sim/cost_model.h"
 #include "sim/server.h"
+#include "sim/server_limits.h"
 
 namespace sb::cli {
 namespace {
@@ -30,6 +32,10 @@ struct SimState {
   sim::SimChoice choice;
   std::vector<CLI::Option*> choice_options;
   bool list = false;
+  // The HTTP layer's protection (sim/server_limits.h); flags only, not --config keys.
+  sim::SimServerLimits limits;
+  CLI::Option* allow_faults = nullptr;
+  CLI::Option* deny_faults = nullptr;
 };
 
 // What the command line gave, for resolve_sim_config.
@@ -64,6 +70,13 @@ int serve(sim::SimConfig c) {
              c.preset, sim::to_string(c.batching), c.time_scale, c.seed);
   fmt::print(stderr, "servebench sim: {} on {}x {}, {}, KV cache {} tokens\n", c.model_name,
              c.tensor_parallel, c.gpu_name, c.dtype, sim::CostModel(c).kv_capacity_tokens());
+  const uint64_t fds = fd::descriptor_limit().soft;  // main() raised it to the hard limit
+  fmt::print(stderr,
+             "servebench sim: up to {} connections (descriptor limit {}), idle timeout {} s, "
+             "read timeout {} s, x-sim-fault headers {}\n",
+             sim::effective_max_connections(c.limits, fds), fds, c.limits.idle_timeout_s,
+             c.limits.read_timeout_s,
+             sim::fault_headers_allowed(c.limits, c.host) ? "honoured" : "ignored");
   int sig = 0;
   sigwait(&set, &sig);
   server.stop();
@@ -88,6 +101,41 @@ void add_catalog_flags(CLI::App& cmd, SimState& st) {
                "sources, and exit");
 }
 
+// --idle-timeout-s, --read-timeout-s, --max-connections, --allow-fault-headers /
+// --no-fault-headers, --max-fault-delay-ms (sim/server_limits.h).
+void add_limit_flags(CLI::App& cmd, SimState& st) {
+  sim::SimServerLimits& l = st.limits;
+  cmd.add_option("--idle-timeout-s", l.idle_timeout_s,
+                 "close a keep-alive connection idle this long (0: never)")
+      ->capture_default_str();
+  cmd.add_option("--read-timeout-s", l.read_timeout_s,
+                 "a request's header and body must arrive within this, else 408 (0: no limit)")
+      ->capture_default_str();
+  cmd.add_option("--max-connections", l.max_connections,
+                 "connections open at once, more get 503 (0: the descriptor limit less 64)")
+      ->capture_default_str();
+  st.allow_faults = cmd.add_flag("--allow-fault-headers")
+                        ->description(
+                            "honour x-sim-fault request headers on any address (default: only on a "
+                            "loopback bind)");
+  st.deny_faults = cmd.add_flag("--no-fault-headers")
+                       ->description("ignore x-sim-fault headers, even on loopback")
+                       ->excludes(st.allow_faults);
+  cmd.add_option("--max-fault-delay-ms", l.max_fault_delay_ms,
+                 "longest stall_ms / slow_first_byte_ms a header may ask for (more: 400/422), "
+                 "and how long never_respond holds a connection")
+      ->capture_default_str();
+}
+
+// The limits the flags gave.
+sim::SimServerLimits given_limits(const SimState& st) {
+  sim::SimServerLimits l = st.limits;
+  if (st.allow_faults->count() > 0) l.fault_headers = sim::FaultHeaders::allow;
+  if (st.deny_faults->count() > 0) l.fault_headers = sim::FaultHeaders::deny;
+  sim::validate(l);
+  return l;
+}
+
 }  // namespace
 
 std::function<int()> add_sim_command(CLI::App& root) {
@@ -102,6 +150,7 @@ std::function<int()> add_sim_command(CLI::App& root) {
                   "YAML file of parameter overrides (keys = flag names); precedence: preset < "
                   "file < flags");
   add_catalog_flags(*cmd, *st);
+  add_limit_flags(*cmd, *st);
   for (const SimParam& p : sim_params())
     st->options[p.name] = cmd->add_option(std::string("--") + p.name, st->values[p.name], p.help);
   return [st]() -> int {
@@ -115,6 +164,7 @@ std::function<int()> add_sim_command(CLI::App& root) {
     flags.default_threads =
         static_cast<int>(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u));
     sim::SimConfig c = resolve_sim_config(flags);
+    c.limits = given_limits(*st);
     c.trace_in_memory = false;
     sim::validate(c);
     sim::validate_cost_fields(c);

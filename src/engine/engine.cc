@@ -1,6 +1,7 @@
 #include "engine/engine.h"
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <functional>
 #include <memory>
@@ -8,9 +9,9 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <sys/resource.h>
 
 #include "common/error.h"
+#include "common/fd_limit.h"
 #include "common/wall_clock.h"
 #include "engine/load_phases.h"
 #include "net/rx_timestamp.h"
@@ -21,22 +22,41 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Raises RLIMIT_NOFILE so that every connection fits; a clear error when it cannot.
-void ensure_descriptors(int64_t connections) {
-  if (connections <= 0) return;
-  rlimit lim{};
-  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
-  const rlim_t need = static_cast<rlim_t>(connections) + 64;
-  if (lim.rlim_cur >= need) return;
-  rlimit want = lim;
-  want.rlim_cur = std::min(lim.rlim_max, std::max(need, lim.rlim_cur));
-  setrlimit(RLIMIT_NOFILE, &want);
-  getrlimit(RLIMIT_NOFILE, &lim);
-  if (lim.rlim_cur < need)
-    throw usage_error(fmt::format(
-        "--concurrency {} needs about {} file descriptors but the limit is {} (hard limit {}); "
-        "raise it with `ulimit -n {}` or lower the concurrency",
-        connections, need, lim.rlim_cur, lim.rlim_max, need));
+// Raises RLIMIT_NOFILE to its hard limit and checks the run's descriptor budget against it
+// (common/fd_limit.h): every connection to every endpoint's pool, and the server side of
+// those served by a simulator in this process. Throws sb::Error (usage) before anything is
+// sent when it does not fit; warns for an uncapped open loop, whose in-flight count is unknown.
+void ensure_descriptors(const EngineConfig& config) {
+  const LoadConfig& load = config.load;
+  const int64_t cap = max_in_flight(load);
+  // An uncapped open loop: at most every request of the run, or its rate x the timeout.
+  const int64_t planned = load.num_requests > 0 ? load.num_requests + load.warmup : INT64_MAX;
+  const int64_t in_flight =
+      cap > 0 ? std::max(cap, warmup_slots(load))
+              : std::min<int64_t>(planned, static_cast<int64_t>(std::ceil(
+                                               load.request_rate * to_s(config.timeouts.total))));
+  int64_t in_process = 0, in_process_loops = 0;
+  auto count = [&](const net::Url& url) {
+    if (const auto loops = fd::in_process_listener(url.host, url.port)) {
+      ++in_process;
+      in_process_loops += *loops;
+    }
+  };
+  count(config.client.url);
+  for (const net::Url& url : config.extra_endpoints) count(url);
+  const int64_t endpoints = 1 + static_cast<int64_t>(config.extra_endpoints.size());
+  const fd::DescriptorBudget budget =
+      fd::run_budget(in_flight, endpoints, in_process, in_process_loops, effective_workers(config));
+  const std::string_view flag =
+      load.mode == LoadMode::closed ? "--concurrency" : "--max-concurrency";
+  const std::string why =
+      fd::descriptor_shortfall(budget, fd::raise_descriptor_limit(), flag, in_flight);
+  if (why.empty()) return;
+  if (cap > 0) throw usage_error("no request was sent: " + why);
+  fmt::print(stderr,
+             "servebench: warning: an uncapped open loop may hold up to {} requests in flight "
+             "(--max-concurrency bounds it): {}\n",
+             in_flight, why);
 }
 
 // Splits `total` over `parts` as evenly as possible; part i's share.
@@ -212,7 +232,7 @@ int effective_workers(const EngineConfig& config) {
 RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks) {
   validate(config);
   const LoadConfig& load = config.load;
-  ensure_descriptors(max_in_flight(load) > 0 ? max_in_flight(load) : 1024);
+  ensure_descriptors(config);
   const net::RxStampingHold stamping;  // every read of the run gets a kernel stamp
 
   // The workload first: a bad dataset or tokenizer is a usage error before any connection.

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/server_limits.h"
+
 namespace sb::sim {
 
 // none: one request at a time; static: batches of up to max_batch_size formed when
@@ -60,6 +62,7 @@ struct SimConfig {
   bool trace_in_memory = true;          // keep records for Server::trace() (off for long CLI runs)
   uint64_t max_body_bytes = 2'000'000;  // larger bodies get 413 (TGI's payload limit)
   std::string model_name = "meta-llama/Llama-2-7b-chat-hf";
+  SimServerLimits limits;  // idle/read timeouts, connection cap, fault headers (server_limits.h)
 
   // --- model (Llama-2-7B FP16); src/sim/catalog.h fills these for a catalog choice ---
   double model_params = 6.74e9;

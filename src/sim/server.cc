@@ -9,19 +9,24 @@
 #include <condition_variable>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "common/accept_backoff.h"
 #include "common/beast.h"
 #include "common/clock.h"
 #include "common/error.h"
+#include "common/fd_limit.h"
 #include "sim/api.h"
 #include "sim/engine.h"
 #include "sim/fault.h"
 #include "sim/generate_handler.h"
 #include "sim/http_bytes.h"
 #include "sim/metrics.h"
+#include "sim/server_limits.h"
+#include "sim/session_watchdog.h"
 
 namespace sb::sim {
 namespace {
@@ -29,6 +34,56 @@ namespace {
 using tcp = asio::ip::tcp;
 using boost::system::error_code;
 using Request = http::request<http::string_body>;
+
+Nanos seconds(double s) {
+  return std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(s));
+}
+
+// The API whose error body a request to `target` gets (OpenAI under /v1, else TGI).
+ApiKind error_api(std::string_view target) {
+  return target.substr(0, 3) == "/v1" ? ApiKind::completions : ApiKind::tgi_generate;
+}
+
+// What the HTTP layer counts beside the engine's metrics (its /metrics, server_limits.h).
+struct ConnectionCounters {
+  std::atomic<int64_t> open{0};
+  std::atomic<uint64_t> rejected{0};        // beyond the connection cap
+  std::atomic<uint64_t> idle_closed{0};     // idle timeout
+  std::atomic<uint64_t> read_timeouts{0};   // read timeout (answered 408)
+  std::atomic<uint64_t> faults_ignored{0};  // x-sim-fault headers not allowed
+  std::atomic<uint64_t> faults_refused{0};  // delays above the bound
+  std::atomic<bool> ignored_logged{false};
+
+  std::string render() const {
+    return fmt::format(
+        "# HELP servebench_sim_connections_open Client connections open now.\n"
+        "# TYPE servebench_sim_connections_open gauge\n"
+        "servebench_sim_connections_open {}\n"
+        "# HELP servebench_sim_connections_rejected_total Connections answered 503 beyond "
+        "--max-connections.\n"
+        "# TYPE servebench_sim_connections_rejected_total counter\n"
+        "servebench_sim_connections_rejected_total {}\n"
+        "# HELP servebench_sim_connections_timed_out_total Connections closed by a timeout.\n"
+        "# TYPE servebench_sim_connections_timed_out_total counter\n"
+        "servebench_sim_connections_timed_out_total{{reason=\"idle\"}} {}\n"
+        "servebench_sim_connections_timed_out_total{{reason=\"read\"}} {}\n"
+        "# HELP servebench_sim_fault_headers_ignored_total x-sim-fault headers not honoured.\n"
+        "# TYPE servebench_sim_fault_headers_ignored_total counter\n"
+        "servebench_sim_fault_headers_ignored_total{{reason=\"not_allowed\"}} {}\n"
+        "servebench_sim_fault_headers_ignored_total{{reason=\"delay_too_long\"}} {}\n",
+        open.load(), rejected.load(), idle_closed.load(), read_timeouts.load(),
+        faults_ignored.load(), faults_refused.load());
+  }
+};
+
+// Counts a connection open for as long as its session runs.
+struct OpenConnection {
+  explicit OpenConnection(ConnectionCounters& c) : counters(c) { counters.open.fetch_add(1); }
+  ~OpenConnection() { counters.open.fetch_sub(1); }
+  OpenConnection(const OpenConnection&) = delete;
+  OpenConnection& operator=(const OpenConnection&) = delete;
+  ConnectionCounters& counters;
+};
 
 }  // namespace
 
@@ -40,6 +95,10 @@ struct Server::Impl {
   void stop();
   awaitable<void> accept_loop();
   awaitable<void> session(tcp::socket sock);
+  awaitable<bool> read_request(tcp::socket& sock, beast::flat_buffer& buf, SessionWatchdog& dog,
+                               Request& req);
+  awaitable<bool> gate_faults(tcp::socket& sock, Request& req, bool& answered, bool& never_respond);
+  awaitable<void> reject_connection(tcp::socket sock);
   awaitable<bool> handle(tcp::socket& sock, const Request& req);
   awaitable<bool> generate(tcp::socket& sock, const Request& req, ApiKind api);
   void finish(TraceRecord& tr);
@@ -60,6 +119,10 @@ struct Server::Impl {
   std::unique_ptr<tcp::acceptor> acceptor;
   uint16_t port = 0;
   bool running = false;
+  bool fault_headers = true;  // fault_headers_allowed(cfg.limits, cfg.host)
+  int64_t max_connections = 0;
+  ConnectionCounters counters;
+  std::optional<fd::InProcessListener> registered;  // while running (prof --sim's budget)
   std::string info_json, models_json;
 };
 
@@ -144,7 +207,7 @@ awaitable<bool> Server::Impl::handle(tcp::socket& sock, const Request& req) {
                                      http_response(200, "application/json", models_json, keep)) &&
             keep;
       case 13: {
-        std::string body = metrics->render(engine->stats(), Clock::now());
+        std::string body = metrics->render(engine->stats(), Clock::now()) + counters.render();
         co_return co_await write_all(
             sock, http_response(200, "text/plain; version=0.0.4; charset=utf-8", body, keep)) &&
             keep;
@@ -156,52 +219,131 @@ awaitable<bool> Server::Impl::handle(tcp::socket& sock, const Request& req) {
   co_return co_await write_all(sock, out) && keep;
 }
 
+// Reads the next request into `req`: waits at most the idle timeout for its first byte, then
+// the read timeout for the whole of it. False when the session ends: the peer closed, a
+// timeout passed (a request begun gets 408), or the request was answered 413/400 here.
+awaitable<bool> Server::Impl::read_request(tcp::socket& sock, beast::flat_buffer& buf,
+                                           SessionWatchdog& dog, Request& req) {
+  error_code ec;
+  if (buf.size() == 0) {  // idle until the next request's first byte
+    dog.arm(seconds(cfg.limits.idle_timeout_s));
+    co_await sock.async_wait(tcp::socket::wait_read, asio::redirect_error(use_awaitable, ec));
+    if (dog.fired()) counters.idle_closed.fetch_add(1);
+    if (ec || dog.fired()) co_return false;
+  }
+  dog.arm(seconds(cfg.limits.read_timeout_s));
+  http::request_parser<http::string_body> parser;
+  parser.body_limit(cfg.max_body_bytes);
+  parser.header_limit(64 * 1024);
+  co_await http::async_read_header(sock, buf, parser, asio::redirect_error(use_awaitable, ec));
+  if (!ec && !parser.is_done()) {
+    // curl sends "Expect: 100-continue" before large bodies and waits for this.
+    if (beast::iequals(parser.get()[http::field::expect], "100-continue"))
+      co_await write_all(sock, "HTTP/1.1 100 Continue\r\n\r\n");
+    co_await http::async_read(sock, buf, parser, asio::redirect_error(use_awaitable, ec));
+  }
+  if (dog.fired()) {
+    counters.read_timeouts.fetch_add(1);
+    dog.arm(std::chrono::seconds(1));  // a client that reads nothing cannot hold the 408
+    co_await write_all(sock, http_response(408, "text/plain", "Request Timeout", false));
+    co_return false;
+  }
+  dog.disarm();
+  if (ec == http::error::body_limit) {
+    std::string msg =
+        fmt::format("Payload too large: the body exceeds {} bytes", cfg.max_body_bytes);
+    const ApiKind api = error_api(parser.get().target());
+    co_await write_all(sock,
+                       http_response(413, "application/json", error_body(api, 413, msg), false));
+    co_return false;
+  }
+  if (ec == http::error::end_of_stream || ec == asio::error::eof ||
+      ec == asio::error::connection_reset || ec == asio::error::operation_aborted ||
+      ec == asio::error::bad_descriptor)
+    co_return false;
+  if (ec) {
+    co_await write_all(sock, http_response(400, "text/plain", "Bad Request", false));
+    co_return false;
+  }
+  req = parser.release();
+  co_return true;
+}
+
+// The x-sim-fault policy (server_limits.h): a header not allowed is dropped (counted, said
+// once on stderr), a delay above the bound is answered 422 (TGI) / 400 (OpenAI) here
+// (`answered`; the result is then whether the connection goes on). `never_respond`: the
+// request asks for it, which the session bounds.
+awaitable<bool> Server::Impl::gate_faults(tcp::socket& sock, Request& req, bool& answered,
+                                          bool& never_respond) {
+  answered = never_respond = false;
+  const auto it = req.find("x-sim-fault");
+  if (it == req.end()) co_return true;
+  if (!fault_headers) {
+    counters.faults_ignored.fetch_add(1);
+    if (!counters.ignored_logged.exchange(true))
+      fmt::print(stderr,
+                 "servebench sim: ignoring x-sim-fault headers: the server listens on {}, not "
+                 "a loopback address (--allow-fault-headers honours them); said once\n",
+                 cfg.host);
+    req.erase(it);
+    co_return true;
+  }
+  if (auto why = fault_delay_problem(it->value(), cfg.limits.max_fault_delay_ms)) {
+    counters.faults_refused.fetch_add(1);
+    answered = true;
+    const ApiKind api = error_api(req.target());
+    const int status = api == ApiKind::tgi_generate ? 422 : 400;
+    co_return co_await write_all(
+        sock, http_response(status, "application/json", error_body(api, status, *why),
+                            req.keep_alive())) &&
+        req.keep_alive();
+  }
+  never_respond = asks_never_respond(it->value());
+  co_return true;
+}
+
 awaitable<void> Server::Impl::session(tcp::socket sock) {
+  const OpenConnection counted(counters);
+  SessionWatchdog dog(sock);
   beast::flat_buffer buf;
   for (;;) {
-    http::request_parser<http::string_body> parser;
-    parser.body_limit(cfg.max_body_bytes);
-    parser.header_limit(64 * 1024);
-    error_code ec;
-    co_await http::async_read_header(sock, buf, parser, asio::redirect_error(use_awaitable, ec));
-    if (!ec && !parser.is_done()) {
-      // curl sends "Expect: 100-continue" before large bodies and waits for this.
-      if (beast::iequals(parser.get()[http::field::expect], "100-continue"))
-        co_await write_all(sock, "HTTP/1.1 100 Continue\r\n\r\n");
-      co_await http::async_read(sock, buf, parser, asio::redirect_error(use_awaitable, ec));
+    Request req;
+    if (!co_await read_request(sock, buf, dog, req)) break;
+    bool answered = false, never_respond = false;
+    bool keep = co_await gate_faults(sock, req, answered, never_respond);
+    if (!answered) {
+      // never_respond holds its connection max_fault_delay_ms at most.
+      if (never_respond)
+        dog.arm(std::chrono::milliseconds(std::max<int64_t>(1, cfg.limits.max_fault_delay_ms)));
+      try {
+        keep = co_await handle(sock, req);
+      } catch (const std::exception&) {
+        keep = false;  // never crash the server because of one request
+      }
+      dog.disarm();
     }
-    if (ec == http::error::body_limit) {
-      std::string msg =
-          fmt::format("Payload too large: the body exceeds {} bytes", cfg.max_body_bytes);
-      std::string_view t = parser.get().target();
-      ApiKind api = t.substr(0, 3) == "/v1" ? ApiKind::completions : ApiKind::tgi_generate;
-      co_await write_all(sock,
-                         http_response(413, "application/json", error_body(api, 413, msg), false));
-      break;
-    }
-    if (ec == http::error::end_of_stream || ec == asio::error::eof ||
-        ec == asio::error::connection_reset || ec == asio::error::operation_aborted ||
-        ec == asio::error::bad_descriptor)
-      break;
-    if (ec) {
-      co_await write_all(sock, http_response(400, "text/plain", "Bad Request", false));
-      break;
-    }
-    Request req = parser.release();
-    bool keep = false;
-    try {
-      keep = co_await handle(sock, req);
-    } catch (const std::exception&) {
-      keep = false;  // never crash the server because of one request
-    }
-    if (!keep) break;
+    if (!keep || dog.fired()) break;
   }
   error_code ec;
   sock.shutdown(tcp::socket::shutdown_send, ec);
   sock.close(ec);
 }
 
+// Beyond the connection cap: 503 and close, at once.
+awaitable<void> Server::Impl::reject_connection(tcp::socket sock) {
+  SessionWatchdog dog(sock);
+  dog.arm(std::chrono::seconds(1));
+  co_await write_all(
+      sock, http_response(503, "text/plain", "Service Unavailable: too many connections", false,
+                          "retry-after: 1\r\n"));
+  error_code ec;
+  sock.shutdown(tcp::socket::shutdown_send, ec);
+  sock.close(ec);
+}
+
+// Out of descriptors the listener stays readable: wait before the next try (never spin).
 awaitable<void> Server::Impl::accept_loop() {
+  AcceptBackoff backoff(fmt::format("servebench sim on {}:{}", cfg.host, port));
   size_t next = 0;
   for (;;) {
     auto& ctx = *ctxs[next++ % ctxs.size()];
@@ -210,10 +352,15 @@ awaitable<void> Server::Impl::accept_loop() {
     co_await acceptor->async_accept(sock, asio::redirect_error(use_awaitable, ec));
     if (ec) {
       if (ec == asio::error::operation_aborted || !acceptor->is_open()) co_return;
-      co_await sleep_ms(5);  // e.g. out of file descriptors: back off
+      co_await sleep_ms(backoff.after_error(ec).count());
       continue;
     }
     sock.set_option(tcp::no_delay(true), ec);
+    if (counters.open.load() >= max_connections) {
+      counters.rejected.fetch_add(1);
+      asio::co_spawn(ctx, reject_connection(std::move(sock)), asio::detached);
+      continue;
+    }
     asio::co_spawn(ctx, session(std::move(sock)), asio::detached);
   }
 }
@@ -221,6 +368,9 @@ awaitable<void> Server::Impl::accept_loop() {
 uint16_t Server::Impl::start() {
   if (running) return port;
   validate(cfg);
+  validate(cfg.limits);
+  fault_headers = fault_headers_allowed(cfg.limits, cfg.host);
+  max_connections = effective_max_connections(cfg.limits, fd::descriptor_limit().soft);
   if (!dice) dice = std::make_unique<FaultDice>(cfg.fault_rates, cfg.seed);
   metrics = std::make_unique<SimMetrics>(cfg);
   for (int i = 0; i < cfg.threads; ++i) ctxs.push_back(std::make_unique<asio::io_context>(1));
@@ -269,6 +419,7 @@ uint16_t Server::Impl::start() {
       R"("root":"{0}","parent":null,"max_model_len":{2},"permission":[]}}]}})",
       cfg.model_name, created, cfg.max_total_tokens);
   engine->start();
+  registered.emplace(cfg.host, port, cfg.threads + 1);  // + the engine's thread
   asio::co_spawn(*ctxs[0], accept_loop(), asio::detached);
   for (auto& c : ctxs)
     threads.emplace_back([ctx = c.get()] {
@@ -289,6 +440,7 @@ void Server::Impl::stop() {
   engine.reset();  // drops listeners (their timers belong to ctxs: destroy first)
   acceptor.reset();
   ctxs.clear();
+  registered.reset();
   std::lock_guard lock(trace_mu);
   if (trace_file.is_open()) trace_file.flush();
 }

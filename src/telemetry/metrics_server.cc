@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <boost/asio/redirect_error.hpp>
 
+#include "common/accept_backoff.h"
 #include "common/asio.h"
 #include "common/error.h"
 #include "net/http_fetch.h"
@@ -44,13 +45,18 @@ struct MetricsServer::Impl {
     sock.shutdown(tcp::socket::shutdown_both, ec);
   }
 
+  // Out of descriptors the listener stays readable: wait before the next try (never spin).
   awaitable<void> accept_loop() {
+    AcceptBackoff backoff(fmt::format("servebench: live metrics endpoint on port {}", port));
+    asio::steady_timer pause(io);
     for (;;) {
       boost::system::error_code ec;
       tcp::socket sock(io);
       co_await acceptor->async_accept(sock, asio::redirect_error(use_awaitable, ec));
       if (ec) {
         if (!acceptor->is_open() || ec == asio::error::operation_aborted) co_return;
+        pause.expires_after(backoff.after_error(ec));
+        co_await pause.async_wait(asio::redirect_error(use_awaitable, ec));
         continue;
       }
       asio::co_spawn(io, session(std::move(sock)), asio::detached);
