@@ -69,7 +69,7 @@ struct MonitorFlags {
 };
 
 int run_monitor(const MonitorFlags& f) {
-  const plan::RunTelemetryConfig rc = to_run_telemetry_config(f.telemetry);
+  plan::RunTelemetryConfig rc = to_run_telemetry_config(f.telemetry);
   const telemetry::TelemetryConfig& tc = rc.samplers;
   const Nanos duration = from_s(parse_duration_s(f.duration, "--duration"));
   const std::string dir = f.output_dir.empty() ? create_default_run_dir("monitor") : f.output_dir;
@@ -79,6 +79,7 @@ int run_monitor(const MonitorFlags& f) {
     throw usage_error(fmt::format("--output-dir '{}': cannot create it ({})", dir, ec.message()));
 
   // The samplers, the live endpoint and the push exactly as around a measured run.
+  rc.jsonl_path = dir + "/telemetry.jsonl";
   plan::RunTelemetry tel(rc, {}, 1, "monitor", "monitor");
   engine::RunHooks hooks;
   tel.attach(hooks);

@@ -122,6 +122,7 @@ std::unique_ptr<RunTelemetry> open_telemetry(const RunSpec& spec, const engine::
           ? e.workload.scenario
           : fmt::format("in{}/out{}", e.workload.input_tokens, e.workload.output_tokens);
   RunTelemetryConfig tc = spec.telemetry;
+  tc.jsonl_path = spec.dir + "/telemetry.jsonl";  // streamed as sampled (kill -9 keeps it)
   if (!spec.sim.preset.empty() && spec.sim.time_scale < 1.0)  // samples per model second kept
     tc.samplers.interval = std::max<Nanos>(
         std::chrono::milliseconds(20),

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "common/error.h"
 #include "common/redact.h"
+#include "results/output_file.h"
 
 namespace sb::plan {
 
@@ -16,6 +18,14 @@ RunTelemetry::RunTelemetry(const RunTelemetryConfig& config,
   tel_ = std::make_unique<telemetry::Telemetry>(tc);
   for (const auto& line : tel_->open())
     if (config.announce) fmt::print(stderr, "servebench: {}\n", redact_text(line));
+  if (!config.jsonl_path.empty()) {
+    try {
+      const int fd = results::open_output_file(config.jsonl_path, /*overwrite=*/true);
+      tel_->stream_to(std::make_unique<telemetry::JsonlStream>(fd, config.jsonl_path));
+    } catch (const Error& e) {  // not fatal: finish() writes the file at the end instead
+      fmt::print(stderr, "servebench: telemetry.jsonl not streamed: {}\n", redact_text(e.what()));
+    }
+  }
   if (config.metrics_port >= 0) {
     live_ = std::make_unique<telemetry::LiveMetrics>(std::move(provider), std::move(scenario));
     tel_->on_gpu([l = live_.get()](const auto& r) { l->set_gpu(r); });
@@ -46,8 +56,12 @@ nlohmann::json RunTelemetry::finish(const std::string& dir) {
   tel_->stop();
   if (live_) live_->set_in_flight(0);
   nlohmann::json j = tel_->to_json();
-  if (!tel_->write_jsonl(dir + "/telemetry.jsonl"))
-    fmt::print(stderr, "servebench: cannot write {}/telemetry.jsonl\n", dir);
+  const std::string path = dir + "/telemetry.jsonl";
+  if (const telemetry::JsonlStream* s = tel_->stream(); s && s->path() == path) {
+    if (!s->ok()) fmt::print(stderr, "servebench: {}\n", redact_text(s->error()));
+  } else if (!tel_->write_jsonl(path)) {
+    fmt::print(stderr, "servebench: cannot write {}\n", path);
+  }
   for (const auto& w : j["warnings"])
     fmt::print(stderr, "servebench: warning: {}\n", redact_text(w.get<std::string>()));
   if (live_ && !config_.pushgateway.empty())

@@ -1,6 +1,6 @@
 #pragma once
-// The telemetry side channel of one measured run (docs/architecture.md): the samplers (GPU, every server
-// /metrics URL, the host and --server-pid), started on the engine's run start and stamped on
+// The telemetry side channel of one measured run (docs/architecture.md): the samplers (GPU, every
+// server /metrics URL, the host and --server-pid), started on the engine's run start and stamped on
 // its clock; the live Prometheus endpoint fed from the records as they end; the final push.
 // Owned by the process that writes the run's folder (the leader under mpirun).
 #include <memory>
@@ -25,6 +25,9 @@ struct RunTelemetryConfig {
   std::string metrics_host = "127.0.0.1";
   std::string pushgateway;  // empty: no push
   bool announce = true;     // print which sources are off (a plan: its first run only)
+  // Non-empty: telemetry.jsonl is created there when the RunTelemetry is made and each sample
+  // is appended as it is taken (a killed run keeps them); empty: written by finish() only.
+  std::string jsonl_path;
 };
 
 class RunTelemetry {
@@ -40,8 +43,9 @@ class RunTelemetry {
 
   // Wraps hooks.on_record / on_progress (keeping what they did) and sets on_start.
   void attach(engine::RunHooks& hooks);
-  // Stops the samplers and the endpoint, writes DIR/telemetry.jsonl, pushes, prints the
-  // warnings; returns summary.json's `telemetry`. Call once.
+  // Stops the samplers and the endpoint, completes DIR/telemetry.jsonl (closes the stream
+  // when it is DIR's, else writes every sample), pushes, prints the warnings; returns
+  // summary.json's `telemetry`. Call once.
   nlohmann::json finish(const std::string& dir);
 
  private:

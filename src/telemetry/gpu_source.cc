@@ -1,11 +1,14 @@
 #include "telemetry/gpu_source.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -30,22 +33,47 @@ double field_value(std::string_view f) {
   return ec == std::errc() && p == f.data() + f.size() ? v : kNoValue;  // "[N/A]" -> NaN
 }
 
-// The child `nvidia-smi ... -lms N`: a reader thread keeps the latest line per device.
+// Ends the child `pid` (the leader of its own process group): SIGTERM to the group, SIGKILL
+// after `grace`, reaped. Gives up (a zombie left) if it is not reaped within a second of
+// SIGKILL (a process stuck in the kernel): the end of the run is never held by it.
+void end_child_group(pid_t pid, std::chrono::milliseconds grace) {
+  auto reaped_within = [pid](std::chrono::milliseconds limit) {
+    const auto until = Clock::now() + limit;
+    int status = 0;
+    do {
+      const pid_t r = waitpid(pid, &status, WNOHANG);
+      if (r == pid || (r < 0 && errno == ECHILD)) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    } while (Clock::now() < until);
+    return false;
+  };
+  kill(-pid, SIGTERM);
+  if (reaped_within(grace)) {
+    kill(-pid, SIGKILL);  // what is left of the group (a script's children)
+    return;
+  }
+  kill(-pid, SIGKILL);
+  reaped_within(std::chrono::seconds(1));
+}
+
+// The child `nvidia-smi ... -lms N`: a reader thread keeps the latest line per device. It
+// reads with a timeout: a child that writes nothing for `hang_after` is killed (its whole
+// process group, SIGKILL) and reported; the readings stop. All of it on the steady clock.
 class NvidiaSmiSource final : public GpuSource {
  public:
-  NvidiaSmiSource(pid_t pid, int fd) : pid_(pid), fd_(fd), reader_([this] { read_loop(); }) {}
+  NvidiaSmiSource(pid_t pid, int fd, Nanos hang_after)
+      : pid_(pid), fd_(fd), hang_after_(hang_after), reader_([this] { read_loop(); }) {}
   ~NvidiaSmiSource() override {
-    kill(pid_, SIGTERM);
-    reader_.join();  // the pipe closes when the child exits
+    stop_ = true;
+    reader_.join();  // it polls: back within 100 ms, whatever the child does
     close(fd_);
-    int status = 0;
-    waitpid(pid_, &status, 0);
+    end_child_group(pid_, std::chrono::milliseconds(500));
   }
   bool sample(std::vector<GpuReading>& out, std::string& error) override {
     std::lock_guard lock(mu_);
     out.clear();
     for (const auto& [i, r] : latest_) out.push_back(r);
-    if (out.empty()) error = ended_ ? "nvidia-smi exited" : "no line from nvidia-smi yet";
+    if (out.empty()) error = !ended_.empty() ? ended_ : "no line from nvidia-smi yet";
     return !out.empty();
   }
   std::string describe() const override { return "nvidia-smi"; }
@@ -54,28 +82,48 @@ class NvidiaSmiSource final : public GpuSource {
   void read_loop() {
     std::string buf;
     char chunk[4096];
-    for (;;) {
-      const ssize_t n = read(fd_, chunk, sizeof chunk);
-      if (n <= 0) break;
-      buf.append(chunk, static_cast<size_t>(n));
-      size_t nl;
-      while ((nl = buf.find('\n')) != std::string::npos) {
-        GpuReading r;
-        if (parse_nvidia_smi_line(std::string_view(buf).substr(0, nl), r)) {
-          std::lock_guard lock(mu_);
-          latest_[r.index] = r;
-        }
-        buf.erase(0, nl + 1);
+    TimePoint last_data = Clock::now();
+    std::string why = "nvidia-smi exited";
+    while (!stop_) {
+      pollfd p{fd_, POLLIN, 0};
+      const int ready = poll(&p, 1, 100);
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0) {
+        if (Clock::now() - last_data < hang_after_) continue;
+        kill(-pid_, SIGKILL);
+        why = fmt::format("nvidia-smi wrote nothing for {:.1f} s; killed", to_s(hang_after_));
+        break;
       }
+      const ssize_t n = ready < 0 ? -1 : read(fd_, chunk, sizeof chunk);
+      if (n <= 0) break;
+      last_data = Clock::now();
+      buf.append(chunk, static_cast<size_t>(n));
+      take_lines(buf);
     }
     std::lock_guard lock(mu_);
-    ended_ = true;
+    if (!stop_) {
+      latest_.clear();  // no stale readings once the child is gone
+      ended_ = why;
+    }
+  }
+  void take_lines(std::string& buf) {
+    size_t nl;
+    while ((nl = buf.find('\n')) != std::string::npos) {
+      GpuReading r;
+      if (parse_nvidia_smi_line(std::string_view(buf).substr(0, nl), r)) {
+        std::lock_guard lock(mu_);
+        latest_[r.index] = r;
+      }
+      buf.erase(0, nl + 1);
+    }
   }
   pid_t pid_;
   int fd_;
+  Nanos hang_after_;
+  std::atomic<bool> stop_{false};
   std::mutex mu_;
   std::map<int, GpuReading> latest_;
-  bool ended_ = false;
+  std::string ended_;  // why the readings stopped; empty while the child runs
   std::thread reader_;
 };
 
@@ -128,7 +176,7 @@ bool parse_nvidia_smi_line(std::string_view line, GpuReading& r) {
   return true;
 }
 
-std::unique_ptr<GpuSource> open_nvidia_smi(Nanos interval, std::string& error) {
+std::unique_ptr<GpuSource> open_nvidia_smi(Nanos interval, std::string& error, Nanos hang_after) {
   const char* env = std::getenv("SERVEBENCH_NVIDIA_SMI");
   const std::string bin = env && *env ? env : "nvidia-smi";
   const std::string lms = fmt::format(
@@ -149,8 +197,13 @@ std::unique_ptr<GpuSource> open_nvidia_smi(Nanos interval, std::string& error) {
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
   posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);  // its own group: killed as one
+  posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, bin.c_str(), &fa, nullptr, argv.data(), environ);
+  const int rc = posix_spawnp(&pid, bin.c_str(), &fa, &attr, argv.data(), environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   close(pipefd[1]);
   if (rc != 0) {
@@ -158,7 +211,9 @@ std::unique_ptr<GpuSource> open_nvidia_smi(Nanos interval, std::string& error) {
     error = fmt::format("cannot run {} ({})", bin, std::strerror(rc));
     return nullptr;
   }
-  return std::make_unique<NvidiaSmiSource>(pid, pipefd[0]);
+  if (hang_after <= Nanos::zero())
+    hang_after = std::max<Nanos>(std::chrono::seconds(10), 10 * interval);
+  return std::make_unique<NvidiaSmiSource>(pid, pipefd[0], hang_after);
 }
 
 std::unique_ptr<GpuSource> open_dcgm(const std::string& url, Nanos timeout) {

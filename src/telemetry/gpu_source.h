@@ -43,8 +43,13 @@ std::unique_ptr<GpuSource> open_nvml(const std::string& library, std::string& er
 // `nvidia-smi --query-gpu=index,name,utilization.gpu,utilization.memory,memory.used,
 // memory.total,power.draw,temperature.gpu,clocks.sm --format=csv,noheader,nounits -lms N`
 // as a child process; the binary is $SERVEBENCH_NVIDIA_SMI when set (tests), else nvidia-smi
-// on PATH. nullptr with `error` when it cannot start.
-std::unique_ptr<GpuSource> open_nvidia_smi(Nanos interval, std::string& error);
+// on PATH. nullptr with `error` when it cannot start. The child runs in its own process group;
+// one that writes nothing for `hang_after` (0: 10 s or 10 intervals, the longer) is killed
+// with SIGKILL and its samples fail from then on ("nvidia-smi wrote nothing for ..."); the
+// source's destruction ends the group (SIGTERM, SIGKILL after 0.5 s, reaped) without waiting
+// for the child's output to end, so a hung nvidia-smi never holds the end of a run.
+std::unique_ptr<GpuSource> open_nvidia_smi(Nanos interval, std::string& error,
+                                           Nanos hang_after = Nanos::zero());
 // One CSV line of that query -> a reading; false when it does not parse.
 bool parse_nvidia_smi_line(std::string_view line, GpuReading& out);
 

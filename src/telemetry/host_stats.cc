@@ -23,10 +23,10 @@ std::optional<double> cpu_seconds_from_stat(const std::string& s, long ticks_per
   return (utime + stime) / static_cast<double>(ticks_per_s);
 }
 
-std::optional<ProcTimes> read_proc(pid_t pid) {
+std::optional<ProcTimes> read_proc(pid_t pid, const TimeSource& clock) {
   const std::string base = pid == 0 ? "/proc/self" : "/proc/" + std::to_string(pid);
   ProcTimes t;
-  t.at = Clock::now();
+  t.at = clock.now();
   std::ifstream stat(base + "/stat");
   std::stringstream ss;
   ss << stat.rdbuf();

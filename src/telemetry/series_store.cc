@@ -41,10 +41,23 @@ SeriesStats compute_stats(std::vector<double> v) {
 
 void SeriesStore::add(const SeriesMeta& meta, int64_t t_ns, double value) {
   const std::string key = key_of(meta);
-  std::lock_guard lock(mu_);
-  auto [it, fresh] = series_.try_emplace(key);
-  if (fresh) it->second.meta = meta;
-  it->second.points.emplace_back(t_ns, value);
+  {
+    std::lock_guard lock(mu_);
+    auto [it, fresh] = series_.try_emplace(key);
+    if (fresh) it->second.meta = meta;
+    it->second.points.emplace_back(t_ns, value);
+  }
+  if (sink_) sink_(meta, t_ns, value);
+}
+
+std::string point_jsonl(const SeriesMeta& meta, int64_t t_ns, double value) {
+  const nlohmann::json j = {{"t_s", static_cast<double>(t_ns) / 1e9},
+                            {"key", SeriesStore::key_of(meta)},
+                            {"source", meta.source},
+                            {"name", meta.name},
+                            {"labels", labels_json(meta.labels)},
+                            {"value", finite_or_null(value)}};
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
 }
 
 void SeriesStore::set_histogram(const std::string& key, HistogramDelta h) {
@@ -135,15 +148,7 @@ bool SeriesStore::write_jsonl(const std::string& path) const {
     for (const auto& p : s.points) all.emplace_back(p.first, &s, p.second);
   std::stable_sort(all.begin(), all.end(),
                    [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
-  for (const auto& [t, s, v] : all) {
-    nlohmann::json j = {{"t_s", static_cast<double>(t) / 1e9},
-                        {"key", key_of(s->meta)},
-                        {"source", s->meta.source},
-                        {"name", s->meta.name},
-                        {"labels", labels_json(s->meta.labels)},
-                        {"value", finite_or_null(v)}};
-    f << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-  }
+  for (const auto& [t, s, v] : all) f << point_jsonl(s->meta, t, v);
   return static_cast<bool>(f);
 }
 

@@ -4,6 +4,7 @@
 // becomes summary.json's `telemetry.series` (mean, p50, max per series; points thinned to a
 // cap) and telemetry.jsonl (every point, one line each).
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -36,8 +37,13 @@ struct SeriesStats {
   double mean = 0, p50 = 0, max = 0, last = 0;
 };
 
+// Called with every point as it is added (telemetry.jsonl streamed as sampled).
+using PointSink = std::function<void(const SeriesMeta& meta, int64_t t_ns, double value)>;
+
 class SeriesStore {
  public:
+  // Set before the first add() (the samplers' threads read it unlocked); empty: none.
+  void set_point_sink(PointSink sink) { sink_ = std::move(sink); }
   void add(const SeriesMeta& meta, int64_t t_ns, double value);
   void set_histogram(const std::string& key, HistogramDelta h);
   size_t series_count() const;
@@ -50,8 +56,8 @@ class SeriesStore {
   //   points: [[t_s, v], ...] (only for named series and at most max_points, evenly thinned)}]
   nlohmann::json series_json(size_t max_points = 600) const;
   nlohmann::json histograms_json() const;
-  // One line per point: {"t_s":..,"key":..,"source":..,"name":..,"labels":{..},"value":..}.
-  // Returns false when the file cannot be written.
+  // One line per point (point_jsonl), in time order. Returns false when the file cannot be
+  // written.
   bool write_jsonl(const std::string& path) const;
 
   static std::string key_of(const SeriesMeta& m);
@@ -61,11 +67,16 @@ class SeriesStore {
     SeriesMeta meta;
     std::vector<std::pair<int64_t, double>> points;
   };
+  PointSink sink_;
   mutable std::mutex mu_;
   std::map<std::string, Series> series_;
   std::map<std::string, HistogramDelta> histograms_;
 };
 
 SeriesStats compute_stats(std::vector<double> values);
+
+// telemetry.jsonl's line of one point, '\n' included: {"t_s":..,"key":..,"source":..,
+// "name":..,"labels":{..},"value":..} (a non-finite value is null).
+std::string point_jsonl(const SeriesMeta& meta, int64_t t_ns, double value);
 
 }  // namespace sb::telemetry

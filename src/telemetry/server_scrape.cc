@@ -1,5 +1,6 @@
 #include "telemetry/server_scrape.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -54,8 +55,16 @@ const KnownMetric* known_metric(std::string_view name) {
   return nullptr;
 }
 
+bool PageIngest::admit(const std::string& key) {
+  if (kept_.count(key)) return true;
+  if (kept_.size() >= max_series_) return false;
+  kept_.insert(key);
+  return true;
+}
+
 void PageIngest::ingest(const PromPage& page, int64_t t_ns, SeriesStore& store) {
-  std::map<std::string, Hist> seen;  // histograms of this page
+  std::map<std::string, Hist> seen;         // histograms of this page
+  std::unordered_set<std::string> dropped;  // this page's series beyond the cap
   for (const PromSample& s : page.samples) {
     const auto [family, type] = page.family_of(s.name);
     const KnownMetric* known = known_metric(s.name);
@@ -65,7 +74,12 @@ void PageIngest::ingest(const PromPage& page, int64_t t_ns, SeriesStore& store) 
     if (type == PromType::histogram) {
       const bool bucket = s.name == family + "_bucket";
       const Labels base = bucket ? without(s.labels, "le") : s.labels;
-      Hist& h = seen[series_key(family, base)];
+      const std::string hkey = series_key(family, base);
+      if (!admit(source_ + "/" + hkey)) {
+        dropped.insert(hkey);
+        continue;
+      }
+      Hist& h = seen[hkey];
       h.meta = SeriesMeta{source_, family, base, "", "", "histogram"};
       if (bucket) {
         const double le = parse_le(label(s.labels, "le"));
@@ -77,11 +91,15 @@ void PageIngest::ingest(const PromPage& page, int64_t t_ns, SeriesStore& store) 
       }
       continue;
     }
+    const std::string key = SeriesStore::key_of(m);
+    if (!admit(key)) {
+      dropped.insert(key);
+      continue;
+    }
     if (type == PromType::counter || (type == PromType::untyped && s.name.ends_with("_total")) ||
         (type == PromType::summary && (s.name.ends_with("_sum") || s.name.ends_with("_count")))) {
       m.kind = "rate";
       if (m.unit.empty()) m.unit = "/s";
-      const std::string key = SeriesStore::key_of(m);
       auto it = counters_.find(key);
       if (it != counters_.end() && t_ns > it->second.first && s.value >= it->second.second) {
         const double dt = static_cast<double>(t_ns - it->second.first) / 1e9;
@@ -92,6 +110,7 @@ void PageIngest::ingest(const PromPage& page, int64_t t_ns, SeriesStore& store) 
     }
     store.add(m, t_ns, s.value);  // gauge, untyped, summary quantile
   }
+  dropped_series_ = std::max(dropped_series_, dropped.size());
   for (auto& [key, h] : seen) {
     auto [it, fresh] = hists_.try_emplace(key);
     Hist& run = it->second;
@@ -117,7 +136,7 @@ void PageIngest::ingest(const PromPage& page, int64_t t_ns, SeriesStore& store) 
 }
 
 ServerScrape::ServerScrape(std::string url, std::string source, ScrapeOptions options)
-    : url_(std::move(url)), options_(options), ingest_(std::move(source)) {}
+    : url_(std::move(url)), options_(options), ingest_(std::move(source), options.max_series) {}
 
 bool ServerScrape::scrape(int64_t t_ns, SeriesStore& store) {
   net::HttpFetchOptions o;

@@ -3,12 +3,15 @@
 // into series: gauges (and untyped values) are sampled, counters become rates (per second
 // between two scrapes; a reset starts over), histograms are kept as bucket deltas over the
 // run, summary quantiles are sampled. Known vLLM / TGI / DCGM names (docs/architecture.md) get
-// report names; every other series is kept under its own name. A failed scrape (down, slow, not
-// Prometheus text, over the body limit) is counted with its reason, never thrown.
+// report names; every other series is kept under its own name, up to max_series per source
+// (a bounded memory: series first seen once the cap is reached are dropped and counted). A
+// failed scrape (down, slow, not Prometheus text, over the body limit) is counted with its
+// reason, never thrown.
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_set>
 
 #include "common/clock.h"
 #include "telemetry/prom_text.h"
@@ -30,20 +33,32 @@ struct ScrapeCounts {
   double last_ms = 0;  // duration of the last scrape
 };
 
+inline constexpr size_t kDefaultMaxSeries = 2000;
+
 // Folds pages into series. Pure (no I/O): tested with literal pages.
 class PageIngest {
  public:
-  explicit PageIngest(std::string source) : source_(std::move(source)) {}
+  explicit PageIngest(std::string source, size_t max_series = kDefaultMaxSeries)
+      : source_(std::move(source)), max_series_(max_series) {}
+  // Series (a histogram counts as one) are kept in the order first seen, at most max_series;
+  // the samples of any other series are dropped.
   void ingest(const PromPage& page, int64_t t_ns, SeriesStore& store);
   const std::string& source() const { return source_; }
+  size_t max_series() const { return max_series_; }
+  // The most series one page had beyond the cap (0: nothing was ever dropped).
+  size_t dropped_series() const { return dropped_series_; }
 
  private:
+  bool admit(const std::string& key);  // kept already, or room for one more
   struct Hist {
     SeriesMeta meta;
     std::map<double, double> first, last;  // le -> cumulative count
     double first_count = 0, first_sum = 0, last_count = 0, last_sum = 0;
   };
   std::string source_;
+  size_t max_series_;
+  std::unordered_set<std::string> kept_;  // keys of the series kept
+  size_t dropped_series_ = 0;
   std::map<std::string, std::pair<int64_t, double>> counters_;  // key -> (t_ns, value)
   std::map<std::string, Hist> hists_;
 };
@@ -55,6 +70,7 @@ std::string server_source(size_t index, size_t count);
 struct ScrapeOptions {
   Nanos timeout = std::chrono::seconds(2);
   size_t max_body_bytes = size_t{8} << 20;
+  size_t max_series = kDefaultMaxSeries;  // per /metrics URL
 };
 
 class ServerScrape {
@@ -64,6 +80,7 @@ class ServerScrape {
   bool scrape(int64_t t_ns, SeriesStore& store);
   const std::string& url() const { return url_; }
   const ScrapeCounts& counts() const { return counts_; }
+  const PageIngest& ingest() const { return ingest_; }
   // The last good page (for DCGM mapping); empty before the first success.
   const PromPage& last_page() const { return last_page_; }
 

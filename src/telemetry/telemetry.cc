@@ -1,5 +1,7 @@
 #include "telemetry/telemetry.h"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "common/error.h"
@@ -53,85 +55,93 @@ void Telemetry::on_gpu(std::function<void(const std::vector<GpuReading>&)> liste
   gpu_listener_ = std::move(listener);
 }
 
-void Telemetry::loop(const std::function<void(int64_t)>& tick) {
+void Telemetry::stream_to(std::unique_ptr<JsonlStream> stream) {
+  stream_ = std::move(stream);
+  JsonlStream* out = stream_.get();
+  store_.set_point_sink(
+      [out](const SeriesMeta& m, int64_t t_ns, double v) { out->append(m, t_ns, v); });
+}
+
+void Telemetry::loop(Sleeper& sleeper, const std::function<void(int64_t)>& tick) {
+  const TimeSource& clock = sleeper.source();
   for (int64_t k = 0;; ++k) {
     const TimePoint due = run_start_ + k * config_.interval;
-    {
-      std::unique_lock lock(mu_);
-      if (cv_.wait_until(lock, due, [&] { return stopping_; })) return;
-    }
-    const TimePoint now = Clock::now();
+    sleeper.sleep_until(due);  // woken early only by stop()
+    if (stopping_.load()) return;
+    const TimePoint now = clock.now();
     if (now - due > config_.interval) {  // a slow sample: skip the missed ticks
       k = (now - run_start_) / config_.interval;
       continue;
     }
     tick(std::chrono::duration_cast<Nanos>(now - run_start_).count());
+    if (stream_) stream_->flush();
   }
+}
+
+void Telemetry::spawn(std::function<void(int64_t)> tick) {
+  sleepers_.push_back(std::make_unique<Sleeper>(time_source_or_steady(config_.time_source)));
+  threads_.emplace_back(
+      [this, s = sleepers_.back().get(), tick = std::move(tick)] { loop(*s, tick); });
 }
 
 void Telemetry::start(TimePoint run_start) {
   run_start_ = run_start;
   stopping_ = false;
   if (gpu_)
-    threads_.emplace_back([this] {
-      loop([this](int64_t t) {
-        std::vector<GpuReading> r;
-        std::string error;
-        if (gpu_->sample(r, error)) {
-          ++gpu_counts_.ok;
-          record_gpu(r, t, store_);
-          if (gpu_listener_) gpu_listener_(r);
-        } else {
-          ++gpu_counts_.failed;
-          gpu_counts_.last_error = error;
-        }
-      });
+    spawn([this](int64_t t) {
+      std::vector<GpuReading> r;
+      std::string error;
+      if (gpu_->sample(r, error)) {
+        ++gpu_counts_.ok;
+        record_gpu(r, t, store_);
+        if (gpu_listener_) gpu_listener_(r);
+      } else {
+        ++gpu_counts_.failed;
+        gpu_counts_.last_error = error;
+      }
     });
-  for (auto& s : scrapes_)
-    threads_.emplace_back(
-        [this, sp = s.get()] { loop([this, sp](int64_t t) { sp->scrape(t, store_); }); });
-  if (config_.host || config_.server_pid > 0) {
-    host_counts_.kind = "host";
-    threads_.emplace_back([this] {
-      std::optional<ProcTimes> self_prev = read_proc(0), server_prev;
-      if (config_.server_pid > 0) server_prev = read_proc(config_.server_pid);
-      loop([&](int64_t t) {
-        auto sample = [&](pid_t pid, std::optional<ProcTimes>& prev, const char* who) {
-          auto now = read_proc(pid);
-          if (!now) {
-            ++host_counts_.failed;
-            host_counts_.last_error = fmt::format("cannot read /proc/{}", pid);
-            return;
-          }
-          ++host_counts_.ok;
-          if (prev && now->at > prev->at)
-            store_.add(
-                {"host", "cpu_pct", {{"process", who}}, fmt::format("{} CPU", who), "%", "gauge"},
-                t, cpu_percent(*prev, *now));
-          store_.add({"host",
-                      "rss_bytes",
-                      {{"process", who}},
-                      fmt::format("{} RSS", who),
-                      "bytes",
-                      "gauge"},
-                     t, now->rss_bytes);
-          prev = now;
-        };
-        if (config_.host) sample(0, self_prev, "client");
-        if (config_.server_pid > 0) sample(config_.server_pid, server_prev, "server");
-      });
-    });
-  }
+  for (auto& s : scrapes_) spawn([this, sp = s.get()](int64_t t) { sp->scrape(t, store_); });
+  if (config_.host || config_.server_pid > 0) start_host();
+}
+
+// The host sampler: this process's and --server-pid's CPU% (over the interval since the
+// previous reading, on the samplers' clock) and RSS.
+void Telemetry::start_host() {
+  host_counts_.kind = "host";
+  const TimeSource* clock = &time_source_or_steady(config_.time_source);
+  auto self_prev = std::make_shared<std::optional<ProcTimes>>(read_proc(0, *clock));
+  auto server_prev = std::make_shared<std::optional<ProcTimes>>();
+  if (config_.server_pid > 0) *server_prev = read_proc(config_.server_pid, *clock);
+  spawn([this, clock, self_prev, server_prev](int64_t t) {
+    auto sample = [&](pid_t pid, std::optional<ProcTimes>& prev, const char* who) {
+      auto now = read_proc(pid, *clock);
+      if (!now) {
+        ++host_counts_.failed;
+        host_counts_.last_error = fmt::format("cannot read /proc/{}", pid);
+        return;
+      }
+      ++host_counts_.ok;
+      if (prev && now->at > prev->at)
+        store_.add(
+            {"host", "cpu_pct", {{"process", who}}, fmt::format("{} CPU", who), "%", "gauge"}, t,
+            cpu_percent(*prev, *now));
+      store_.add(
+          {"host", "rss_bytes", {{"process", who}}, fmt::format("{} RSS", who), "bytes", "gauge"},
+          t, now->rss_bytes);
+      prev = now;
+    };
+    if (config_.host) sample(0, *self_prev, "client");
+    if (config_.server_pid > 0) sample(config_.server_pid, *server_prev, "server");
+  });
 }
 
 void Telemetry::stop() {
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-  }
-  cv_.notify_all();
+  stopping_ = true;
+  for (auto& s : sleepers_) s->wake();
   for (auto& t : threads_) t.join();
   threads_.clear();
+  sleepers_.clear();
+  if (stream_) stream_->close();
 }
 
 std::vector<std::string> Telemetry::warnings() const {
@@ -143,6 +153,11 @@ std::vector<std::string> Telemetry::warnings() const {
         "the client may have been the bottleneck: its CPU use was {:.0f}% of a core (median), "
         "above 90% of one core per worker ({} worker{}); use more --workers or a bigger client",
         cpu.p50, config_.client_workers, config_.client_workers == 1 ? "" : "s"));
+  for (const auto& s : scrapes_)
+    if (const size_t n = s->ingest().dropped_series(); n > 0)
+      out.push_back(fmt::format(
+          "server /metrics {} has more than {} series; the rest are dropped ({} not kept)",
+          s->url(), s->ingest().max_series(), n));
   for (const auto& s : scrapes_)
     if (s->counts().failed > 0)
       out.push_back(fmt::format("server metrics {}: {} of {} scrapes failed (last: {})", s->url(),
@@ -174,6 +189,7 @@ nlohmann::json Telemetry::to_json() const {
               {"failed", s->counts().failed},
               {"last_ms", s->counts().last_ms}};
     if (!s->counts().last_error.empty()) j["last_error"] = s->counts().last_error;
+    if (s->ingest().dropped_series() > 0) j["dropped_series"] = s->ingest().dropped_series();
     sources.push_back(j);
   }
   if (config_.host || config_.server_pid > 0)

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include "canned_server.h"
 #include "common/asio.h"
+#include "common/manual_time_source.h"
 #include "procs.h"
 #include "sim/config.h"
 #include "sim/server.h"
@@ -17,9 +19,11 @@ namespace sb::telemetry {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::CannedServer;
 using testing::Child;
 using testing::find_binary;
 using testing::free_port;
+using testing::http_ok;
 using testing::wait_for;
 
 TEST(PageIngest, GaugesCountersHistograms) {
@@ -127,8 +131,8 @@ TEST(RealExposition, PrometheusServerPageHasHistograms) {
 
 TEST(RealExposition, SimulatorPageNamesKnownMetrics) {
   sim::SimConfig sc = sim::preset_config("tgi");
-  sc.host = "127.0.0.1";
-  sc.port = 0;
+  sc.server.host = "127.0.0.1";
+  sc.server.port = 0;
   sim::Server server(sc);
   server.start();
   SeriesStore store;
@@ -149,53 +153,6 @@ TEST(RealExposition, SimulatorPageNamesKnownMetrics) {
   server.stop();
 }
 
-// A loopback server answering every request with a fixed response, optionally after a delay.
-class CannedServer {
- public:
-  CannedServer(std::string response, std::chrono::milliseconds delay)
-      : response_(std::move(response)),
-        delay_(delay),
-        acceptor_(io_, {asio::ip::make_address("127.0.0.1"), 0}) {
-    port_ = acceptor_.local_endpoint().port();
-    thread_ = std::thread([this] {
-      for (;;) {
-        asio::ip::tcp::socket s(io_);
-        boost::system::error_code ec;
-        acceptor_.accept(s, ec);
-        if (ec || stop_) return;
-        std::string req;
-        asio::read_until(s, asio::dynamic_buffer(req), "\r\n\r\n", ec);
-        std::this_thread::sleep_for(delay_);
-        asio::write(s, asio::buffer(response_), ec);
-        s.close(ec);
-      }
-    });
-  }
-  ~CannedServer() {
-    stop_ = true;
-    boost::system::error_code ec;
-    asio::ip::tcp::socket s(io_);
-    s.connect({asio::ip::make_address("127.0.0.1"), port_}, ec);
-    thread_.join();
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/metrics"; }
-
- private:
-  std::string response_;
-  std::chrono::milliseconds delay_;
-  asio::io_context io_;
-  asio::ip::tcp::acceptor acceptor_;
-  uint16_t port_;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
-
-std::string http_ok(const std::string& type, const std::string& body) {
-  return "HTTP/1.1 200 OK\r\nContent-Type: " + type +
-         "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" +
-         body;
-}
-
 TEST(BadTargets, DownSlowHtmlHugeAreCountedFailures) {
   CannedServer html(http_ok("text/html", "<html><body>login</body></html>"), 0ms);
   CannedServer slow(http_ok("text/plain", "x 1\n"), 1500ms);
@@ -214,22 +171,29 @@ TEST(BadTargets, DownSlowHtmlHugeAreCountedFailures) {
     EXPECT_EQ(s.counts().failed, 1) << url;
     EXPECT_FALSE(s.counts().last_error.empty()) << url;
   }
-  // In the samplers: counted and shown, never fatal, the clock's other samplers go on.
+  // In the samplers: counted and shown, never fatal, the clock's other samplers go on. Ticks
+  // on a manual clock: 0, 100, 200, 300, 400 ms, each taken before the next (3 samplers).
+  ManualTimeSource clock;
   TelemetryConfig c;
   c.interval = 100ms;
   c.gpu = GpuMode::off;
   c.server_urls = {down, html.url()};
   c.scrape = o;
+  c.time_source = &clock;
   Telemetry t(c);
   t.open();
-  t.start(Clock::now());
-  std::this_thread::sleep_for(450ms);
+  t.start(clock.now());
+  for (int k = 1; k <= 4; ++k) {
+    ASSERT_TRUE(clock.wait_for_sleepers(3));
+    clock.advance(100ms);
+  }
+  ASSERT_TRUE(clock.wait_for_sleepers(3));
   t.stop();
   const auto j = t.to_json();
-  EXPECT_GE(j["sources"][1]["failed"].get<int>(), 2);
-  EXPECT_GE(j["sources"][2]["failed"].get<int>(), 2);
+  EXPECT_EQ(j["sources"][1]["failed"].get<int>(), 5);
+  EXPECT_EQ(j["sources"][2]["failed"].get<int>(), 5);
   EXPECT_EQ(j["warnings"].size(), 2u);
-  EXPECT_FALSE(t.store().points("host/rss_bytes{process=\"client\"}").empty());
+  EXPECT_EQ(t.store().points("host/rss_bytes{process=\"client\"}").size(), 5u);
 }
 
 }  // namespace
