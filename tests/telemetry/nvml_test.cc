@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/manual_time_source.h"
 #include "telemetry/telemetry.h"
 
 namespace sb::telemetry {
@@ -39,21 +40,27 @@ TEST(Nvml, SampledSeriesMatchTheScriptedValues) {
   c.gpu = GpuMode::nvml;
   c.nvml_library = FAKE_NVML_LIBRARY;
   c.host = false;
+  ManualTimeSource clock;  // ticks at 0, 50, 100, 150 ms of it, without sleeping
+  c.time_source = &clock;
   {
     Telemetry t(c);
     EXPECT_TRUE(t.open().empty());
     ASSERT_TRUE(t.gpu_on());
     std::vector<GpuReading> seen;
     t.on_gpu([&](const std::vector<GpuReading>& r) { seen = r; });
-    t.start(Clock::now());
-    std::this_thread::sleep_for(230ms);
+    t.start(clock.now());
+    for (int k = 1; k <= 3; ++k) {
+      ASSERT_TRUE(clock.wait_for_sleepers(1));
+      clock.advance(50ms);
+    }
+    ASSERT_TRUE(clock.wait_for_sleepers(1));
     t.stop();
     const auto& s = t.store();
     const auto sm = s.points("gpu/sm_util_pct{device=\"0\"}");
-    ASSERT_GE(sm.size(), 3u);
+    ASSERT_EQ(sm.size(), 4u);
     for (const auto& p : sm) EXPECT_EQ(p.second, 73);
-    EXPECT_LT(sm[0].first, 20'000'000);  // stamped on the run's clock, first tick at ~0
-    EXPECT_NEAR(static_cast<double>(sm[1].first), 50e6, 20e6);
+    for (size_t k = 0; k < sm.size(); ++k)  // stamped on the run's clock
+      EXPECT_EQ(sm[k].first, static_cast<int64_t>(k) * 50'000'000);
     EXPECT_EQ(s.stats("gpu/mem_util_pct{device=\"0\"}").max, 41);
     EXPECT_EQ(s.stats("gpu/mem_used_bytes{device=\"0\"}").p50, 12884901888.0);
     EXPECT_EQ(s.stats("gpu/mem_total_bytes{device=\"1\"}").mean, 85899345920.0);
