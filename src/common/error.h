@@ -12,9 +12,16 @@ enum class ExitCode : int {
   usage = 2,        // bad flag, value or config file: the message names the field and the fix
   unreachable = 3,  // the target could not be reached before any success
   error_rate = 4,   // error rate above --max-error-rate
-  // Stopped by SIGINT or SIGTERM (cli/signals.h): after the first signal the run stops
+  // 5 (`compare` regression) and 6 (`agree` below --fail-below) are those commands' own.
+  // Writing the results failed (disk full, I/O error): requests.jsonl keeps every complete
+  // line written before the failure, later records are counted as lost, and the run still
+  // writes summary.json from what is on disk when it can; when summary.json itself cannot be
+  // written the message names `servebench summarize DIR` (results/request_log.h).
+  io_error = 7,
+  // Stopped by SIGINT, SIGTERM or SIGHUP (cli/signals.h): after the first signal the run stops
   // issuing, finishes or cancels what is in flight, writes its results and exits 130; a
-  // second SIGINT exits 130 at once from the handler, with only requests.jsonl's flushed lines.
+  // second SIGINT exits 130 at once from the handler, with only requests.jsonl's flushed lines
+  // (launched servers are killed first).
   interrupted = 130,
 };
 

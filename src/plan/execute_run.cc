@@ -236,6 +236,47 @@ engine::RunResult predict_run(const RunSpec& spec, const engine::EngineConfig& e
   return result;
 }
 
+// Closes the request log; its write failure (disk full, I/O error: sb::Error io_error), or ""
+// when none. Every complete line stays on disk, so the run goes on to summarize it.
+std::string close_request_log(results::RequestLog& log) {
+  try {
+    log.close();
+  } catch (const Error& err) {
+    if (err.code() != ExitCode::io_error) throw;
+    return err.what();
+  }
+  return "";
+}
+
+// Writes summary.json and summary.csv; why they could not be ("" when written).
+std::string try_write_run_outputs(const std::string& dir, const metrics::RunSummary& summary,
+                                  const metrics::RunInfo& info) {
+  try {
+    results::write_run_outputs(dir, summary, info);
+  } catch (const Error& err) {
+    return err.what();
+  }
+  return "";
+}
+
+// A run whose results were not all written exits io_error; its message says what is on disk.
+// Without summary.json there is no summary to show (it stays in requests.jsonl).
+void mark_io_error(RunOutcome& out, const std::string& log_error, const std::string& outputs_error,
+                   const std::string& dir) {
+  out.ok = false;
+  out.exit_code = static_cast<int>(ExitCode::io_error);
+  if (outputs_error.empty()) {
+    out.error = fmt::format("{}; summary.json was written from the {} requests on disk", log_error,
+                            out.headline.requests);
+    return;
+  }
+  out.error = fmt::format(
+      "{}{}the summary could not be written: {}; once the disk has room, `servebench summarize "
+      "{}` rebuilds it from the requests on disk",
+      log_error, log_error.empty() ? "" : "; ", outputs_error, dir);
+  out.summary.reset();
+}
+
 std::vector<std::string> placeholder_urls(const RunSpec& spec) {
   if (spec.sim.preset.empty())
     throw usage_error(
@@ -257,11 +298,12 @@ RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop) {
     std::filesystem::create_directories(spec.dir, ec);
     if (ec) throw usage_error(fmt::format("cannot create '{}' ({})", spec.dir, ec.message()));
     results::RequestLog log(spec.dir);
+    std::string log_error;  // a failed write of requests.jsonl: the run still summarizes it
     engine::RunResult result;
     nlohmann::json telemetry_json;
     if (spec.predict) {
       result = predict_run(spec, e, log, stop, &telemetry_json);
-      log.close();
+      log_error = close_request_log(log);
     } else {
       const std::unique_ptr<RunTelemetry> telemetry = open_telemetry(spec, e, sims);
       ProgressPrinter progress(stderr);
@@ -274,16 +316,19 @@ RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop) {
       telemetry->attach(hooks);
       result = engine::run_benchmark(e, hooks);
       progress.finish();
-      log.close();
+      log_error = close_request_log(log);
       telemetry_json = telemetry->finish(spec.dir);
       sims.stop();
     }
     result.records = results::read_back_run_records(log.path());
     metrics::RunInfo info = run_info(spec, e, result);
     info.telemetry = std::move(telemetry_json);
+    if (!log_error.empty()) info.config["request_log_error"] = log_error;
     metrics::RunSummary summary = metrics::summarize_run(result.records, info);
-    results::write_run_outputs(spec.dir, summary, info);
+    const std::string outputs_error = try_write_run_outputs(spec.dir, summary, info);
     out = outcome_of(std::move(summary), result.interrupted, spec);
+    if (!log_error.empty() || !outputs_error.empty())
+      mark_io_error(out, log_error, outputs_error, spec.dir);
   } catch (const Error& err) {
     out.ok = false;
     out.exit_code = static_cast<int>(err.code());
