@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "net/http_fetch.h"
 #include "net/url.h"
+#include "results/output_file.h"
 
 namespace sb::plan {
 namespace {
@@ -78,7 +79,9 @@ Launcher::~Launcher() {
 }
 
 void Launcher::spawn() {
-  const int log_fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // The log can hold the server's key (its output, its errors): 0600, never through a link
+  // (results/output_file.h); a plan rerun with --overwrite replaces it.
+  const int log_fd = results::open_output_file(log_path_, /*overwrite=*/true, 0600);
   const pid_t pid = ::fork();
   if (pid < 0) {
     if (log_fd >= 0) ::close(log_fd);

@@ -137,7 +137,10 @@ Provider parse_one(const YamlContext& ctx, const YAML::Node& n, size_t index) {
       const std::string value = kv.second.Scalar();
       // Named, never echoed: the value may be a key.
       if (const std::string why = header_name_problem(name); !why.empty())
-        yaml_fail(ctx, kv.first, fi + ".headers", fmt::format("the header name {}", why));
+        yaml_fail(ctx, kv.first, fi + ".headers." + name,
+                  fmt::format("header names have no spaces, colons or control characters; this "
+                              "one {}",
+                              why));
       if (const std::string why = header_value_problem(value); !why.empty())
         yaml_fail(ctx, kv.second, fi + ".headers." + name,
                   fmt::format("the value {}{}", why, block_hint(value)));

@@ -47,7 +47,12 @@ int open_raw(const std::string& path, bool overwrite, mode_t mode) {
   const int flags =
       O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | (overwrite ? O_TRUNC : O_EXCL);
   const int fd = ::open(path.c_str(), flags, mode);
-  if (fd < 0) return errno == ENXIO ? kNotRegular : -errno;
+  if (fd < 0) {
+    const int err = errno;
+    struct stat st {};
+    if (err == EEXIST && ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) return -ELOOP;
+    return err == ENXIO ? kNotRegular : -err;
+  }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
@@ -93,7 +98,8 @@ void write_file_atomically(const std::string& path, std::string_view content) {
   static std::atomic<unsigned> counter{0};
   std::string tmp;
   int fd = -EEXIST;
-  for (int attempt = 0; fd == -EEXIST && attempt < 100; ++attempt) {  // a leftover: next name
+  // A name already taken (a leftover, or a link planted there): the next one.
+  for (int attempt = 0; (fd == -EEXIST || fd == -ELOOP) && attempt < 100; ++attempt) {
     tmp = fmt::format("{}.tmp.{}.{}", path, ::getpid(), counter++);
     fd = open_raw(tmp, false, 0666);
   }
