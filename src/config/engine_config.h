@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/time_source.h"
 #include "engine/endpoint_picker.h"
 #include "load/arrival_schedule.h"
 #include "net/client_options.h"
@@ -63,12 +64,20 @@ struct EngineConfig {
   int workers = 0;  // event-loop threads; 0 = one per core
   size_t max_event_bytes = size_t{1} << 20;
   bool keep_output_text =
-      false;                 // fill RequestRecord::output_text (quality, tokenizer, --save-outputs)
+      false;  // fill RequestRecord::output_text (quality, tokenizer, --save-outputs)
   bool save_outputs = false;  // keep output_text in the records (requests.jsonl "output")
   // Tokenizer of the quality scores (src/quality) when work items carry a reference.
   quality::Tokenize quality_tokenize = quality::Tokenize::automatic;
   Nanos grace_period = 30s;  // after an interrupt, wait this long for in-flight requests
   Nanos bucket_interval = 1s;
+  // The clock seam (common/time_source.h): the run's start, the phases' starts, the open-loop
+  // schedule's intended send times (t_sched), the closed loop's slot instants, the stop_at
+  // and grace-period checks and the progress's elapsed time read it. Sockets, Asio timers and
+  // receive stamps (t_send, token arrivals, t_end) stay on the steady clock, so a live run
+  // needs a source with the steady clock's epoch and rate; null (the default) is the steady
+  // clock, read inline. Tests drive the socket-free rules (engine/phase_clock.h) with a
+  // ManualTimeSource. Not owned.
+  const TimeSource* time_source = nullptr;
 };
 
 // Throws sb::Error (usage) naming the offending flag and its fix; a header name or value, or

@@ -14,6 +14,7 @@
 #include "common/fd_limit.h"
 #include "common/wall_clock.h"
 #include "engine/load_phases.h"
+#include "engine/phase_clock.h"
 #include "net/rx_timestamp.h"
 #include "workload/prompt_source.h"
 
@@ -127,7 +128,7 @@ LiveTotals live_totals(const Crew& crew) {
     }
   }
   const LoadConfig& load = crew.config.load;
-  t.elapsed_s = to_s(Clock::now() - crew.run_start);
+  t.elapsed_s = to_s(now_of(crew.config.time_source) - crew.run_start);
   t.planned = static_cast<uint64_t>(load.num_requests + load.warmup);
   t.planned_s = to_s(load.duration);
   return t;
@@ -141,20 +142,12 @@ bool run_phase(Crew& crew, Phase& phase, const std::function<int64_t(int)>& slot
   std::vector<std::future<void>> done;
   for (int i = 0; i < static_cast<int>(crew.workers.size()); ++i)
     done.push_back(crew.workers[i]->run_phase(phase, slots_of(i)));
-  std::optional<TimePoint> cancel_at;  // set once the phase starts stopping
-  bool cancelled = false;
+  PhaseStopper stopper(phase.stop_at, crew.config.grace_period);
   for (auto& f : done) {
     while (f.wait_for(250ms) != std::future_status::ready) {
       if (hooks.on_progress) hooks.on_progress(live_totals(crew));
-      const TimePoint now = Clock::now();
-      const bool stopping = crew.stop.load() || now >= phase.stop_at;
-      if (stopping && !cancel_at)
-        cancel_at =
-            (crew.stop.load() ? now : std::max(now, phase.stop_at)) + crew.config.grace_period;
-      if (cancel_at && !cancelled && now >= *cancel_at) {
+      if (stopper.cancel_now(now_of(crew.config.time_source), crew.stop.load()))
         for (auto& w : crew.workers) w->cancel_in_flight();
-        cancelled = true;
-      }
     }
   }
   if (hooks.on_progress) hooks.on_progress(live_totals(crew));
@@ -170,7 +163,7 @@ bool run_warmup(Crew& crew) {
   warm.mode = LoadMode::closed;
   warm.first_index = 0;
   warm.end_index = static_cast<uint64_t>(load.warmup);
-  warm.start = Clock::now();
+  warm.start = now_of(crew.config.time_source);
   warm.next = 0;
   const int64_t slots = warmup_slots(load);
   const int n = static_cast<int>(crew.workers.size());
@@ -191,7 +184,7 @@ bool run_measured(Crew& crew) {
   measured.next = 0;  // closed loop claims count from 0 (Worker::closed_slot)
   if (load.mode == LoadMode::open) measured.schedule = &schedule;
   // Start a little ahead so every worker is waiting when the first send is due.
-  measured.start = Clock::now() + (load.mode == LoadMode::open ? 5ms : 0ms);
+  measured.start = now_of(crew.config.time_source) + (load.mode == LoadMode::open ? 5ms : 0ms);
   if (crew.hooks.align_start) {
     measured.start = crew.hooks.align_start(measured.start);
     std::this_thread::sleep_until(measured.start - (load.mode == LoadMode::open ? 5ms : 0ms));
@@ -249,7 +242,7 @@ RunResult run_benchmark(const EngineConfig& config, const RunHooks& hooks) {
 
   RunResult result;
   result.started_at = iso_utc_now();
-  TimePoint run_start = Clock::now();
+  TimePoint run_start = now_of(config.time_source);
   if (hooks.align_start) {
     run_start = hooks.align_start(run_start);
     std::this_thread::sleep_until(run_start);

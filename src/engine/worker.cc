@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <boost/asio/redirect_error.hpp>
 
+#include "engine/phase_clock.h"
 #include "quality/request_quality.h"
 #include "workload/output_tokens.h"
 
@@ -194,7 +195,7 @@ awaitable<void> Worker::closed_slot(Phase& phase) {
   // Closed loop: the slot's next request is scheduled the moment the previous one ended.
   for (;;) {
     if (shared_.stop.load(std::memory_order_relaxed) || cancelled_) co_return;
-    const TimePoint now = Clock::now();
+    const TimePoint now = now_of(shared_.config.time_source);
     if (now >= phase.stop_at) co_return;
     const auto& load = shared_.config.load;
     const uint64_t k = phase.next.fetch_add(1, std::memory_order_relaxed);
@@ -211,16 +212,19 @@ awaitable<void> Worker::open_dispatch(Phase& phase, int64_t cap) {
   // A send that waits for a free slot (--max-concurrency) keeps its scheduled
   // time as t_sched, so the wait shows as dispatch delay and in scheduled_e2e.
   auto ex = co_await asio::this_coro::executor;
-  const auto& schedule = *phase.schedule;
-  const auto shards = static_cast<uint64_t>(shared_.config.load.shard_count);
-  for (uint64_t k = static_cast<uint64_t>(shared_.config.load.shard_index) +
-                    static_cast<uint64_t>(index_) * shards;
-       k < schedule.size(); k += static_cast<uint64_t>(worker_count_) * shards) {
-    const uint64_t id = phase.first_index + k;
-    if (id >= phase.end_index) break;
-    const TimePoint t_sched = phase.start + schedule[k];
-    if (t_sched >= phase.stop_at) break;
-    co_await sleep_until(t_sched);
+  OpenLoopShare share({.schedule = phase.schedule,
+                       .start = phase.start,
+                       .stop_at = phase.stop_at,
+                       .first_index = phase.first_index,
+                       .end_index = phase.end_index,
+                       .worker = index_,
+                       .workers = worker_count_,
+                       .shard = shared_.config.load.shard_index,
+                       .shards = shared_.config.load.shard_count});
+  while (const std::optional<OpenLoopSend> send = share.next()) {
+    const uint64_t id = send->id;
+    const TimePoint t_sched = send->t_sched;
+    co_await sleep_until(t_sched);  // an Asio timer: the steady clock
     while (cap > 0 && in_flight_ >= cap && !shared_.stop.load(std::memory_order_relaxed) &&
            !cancelled_) {
       slot_freed_.expires_at(TimePoint::max());
