@@ -1,6 +1,8 @@
 #pragma once
 // The single clock of a run: every timestamp servebench records comes from
-// std::chrono::steady_clock (monotonic), taken in the worker that owns the request.
+// std::chrono::steady_clock (monotonic), taken in the worker that owns the request. What runs
+// on a schedule (run start, phases, telemetry ticks, the request log's flushes) reads it
+// through the clock seam, common/time_source.h, whose default is this clock.
 #include <chrono>
 #include <cstdint>
 
