@@ -6,9 +6,10 @@
 namespace sb::results {
 
 // Makes DIR ready for a command's results: created with its parents when missing, used as is
-// when it is an empty folder. A non-empty folder is refused unless `overwrite` (--overwrite:
-// its files of the same names are then replaced, others stay); anything but a folder is
-// refused. Throws sb::Error (usage) naming the folder and the flag.
+// when it holds no data (nothing, or only empty files and folders of them: what a run that
+// failed before its first request leaves). A folder with data is refused unless `overwrite`
+// (--overwrite: its files of the same names are then replaced, others stay); anything but a
+// folder is refused. Throws sb::Error (usage) naming the folder, a file it holds and the flag.
 void prepare_output_dir(const std::string& dir, bool overwrite);
 
 }  // namespace sb::results

@@ -180,6 +180,20 @@ TEST(OutputDir, EmptyOrMissingIsUsedNonEmptyNeedsOverwrite) {
       std::string::npos);
 }
 
+TEST(OutputDir, EmptyFilesOfARunThatFailedBeforeItsFirstRequestAreNoData) {
+  TempDir d;
+  fs::create_directories(d.at("r/c1"));
+  std::ofstream(d.at("r/requests.jsonl"));
+  std::ofstream(d.at("r/c1/requests.jsonl"));
+  sb::results::prepare_output_dir(d.at("r"), false);  // a retry loses nothing
+  std::ofstream(d.at("r/c1/requests.jsonl")) << "{\"id\":0}\n";
+  const std::string why = error_of([&] { sb::results::prepare_output_dir(d.at("r"), false); });
+  EXPECT_NE(why.find("c1/requests.jsonl"), std::string::npos) << why;
+  fs::remove(d.at("r/c1/requests.jsonl"));
+  fs::create_symlink(d.at("elsewhere"), d.at("r/link"));  // a link is not empty
+  EXPECT_NE(error_of([&] { sb::results::prepare_output_dir(d.at("r"), false); }), "");
+}
+
 TEST(UniqueDir, RacingRunsGetDifferentFolders) {
   TempDir d;
   const std::string base = d.at("20260101-000000-openai");

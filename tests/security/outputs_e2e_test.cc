@@ -74,6 +74,19 @@ stages:
   fs::remove_all(d);
 }
 
+TEST(Outputs, ARetryAfterAFailureBeforeTheFirstRequestNeedsNoOverwrite) {
+  const fs::path d = fresh_dir("retry");
+  std::ofstream(d / "bad.jsonl") << "not json\n";
+  const std::string args =
+      "prof --sim instant -n 2 -q --no-progress --strict -o " + (d / "r").string() + " --dataset ";
+  const CmdResult bad = run_servebench(args + (d / "bad.jsonl").string());
+  ASSERT_EQ(bad.code, 2) << bad.out;
+  std::ofstream(d / "good.jsonl") << "{\"prompt\": \"hello\"}\n";
+  const CmdResult good = run_servebench(args + (d / "good.jsonl").string());
+  EXPECT_EQ(good.code, 0) << good.out;
+  fs::remove_all(d);
+}
+
 TEST(Outputs, ASymlinkAtSummaryJsonIsRefused) {
   const fs::path d = fresh_dir("link");
   std::ofstream(d / "victim") << "keep me";
