@@ -33,7 +33,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "metrics/cost.h"
 #include "metrics/distribution.h"
+#include "metrics/energy.h"
 #include "metrics/goodput.h"
 #include "metrics/request_record.h"
 #include "metrics/timeseries.h"
@@ -129,6 +131,11 @@ struct RunSummary {
   std::map<std::string, ClassSummary> classes;  // empty when all are "default"
   double bucket_interval_ms = 0;
   std::vector<TimeBucket> timeseries;
+  // Energy over the measured window (energy.h) and cost (cost.h): set after summarize_run by
+  // the run's executor (plan/run_economics.h), which knows the power samples and the price;
+  // nullopt when not computed (energy) or no price was given (cost).
+  std::optional<EnergySummary> energy;
+  std::optional<CostSummary> cost;
 };
 
 RunSummary summarize_run(const std::vector<RequestRecord>& records, const RunInfo& info);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "results/economics_json.h"
 #include "results/summary_redact.h"
 
 namespace sb::results {
@@ -147,6 +148,8 @@ json summary_to_json(const RunSummary& s, const RunInfo& info) {
     out["classes"] = classes;
   }
   out["timeseries"] = timeseries_json(s.timeseries);
+  if (s.energy) out["energy"] = energy_to_json(*s.energy);
+  if (s.cost) out["cost"] = cost_to_json(*s.cost);
   if (!info.telemetry.is_null()) out["telemetry"] = info.telemetry;
   return redact_summary(std::move(out));
 }

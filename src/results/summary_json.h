@@ -30,7 +30,11 @@
 //   "classes": {name: {"requests", "metrics", "throughput", "errors", "quality"?}}
 //              (only with > 1 class, or one named class such as a scenario's "chat"),
 //   "timeseries": [{"t_s", "started", "completed", "errors", "in_flight", "requests_per_s",
-//                   "output_tokens_per_s", "ttft_mean_ms", "ttft_p99_ms"}]
+//                   "output_tokens_per_s", "ttft_mean_ms", "ttft_p99_ms"}],
+//   "energy": {...}  (when computed: joules over the measured window, J per output token,
+//                    tokens per joule, goodput per watt, idle-subtracted; economics_json.h),
+//   "cost": {...}    (when a price was given: USD per million output tokens, per 1,000
+//                    requests; economics_json.h)
 // }
 // Every metric's exact meaning is in metrics/run_summary.h and metrics/timeseries.h.
 #include <nlohmann/json.hpp>

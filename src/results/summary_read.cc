@@ -133,6 +133,9 @@ RunFacts facts_of(const json& cfg) {
     f.sim_seed = s->get<uint64_t>();
   f.sim_replicas = count(cfg, "sim_replicas");
   f.max_error_rate = num(cfg, "max_error_rate");
+  f.hardware = text(cfg, "hardware");
+  f.precision = text(cfg, "precision");
+  f.gpus = count(cfg, "gpus");
   return f;
 }
 
@@ -255,6 +258,8 @@ SummaryView summary_from_json(const json& s) {
   if (const json* t = member(s, "telemetry")) v.telemetry = *t;
   if (const json* d = member(s, "distributed"); d && d->is_object())
     v.distributed = distributed_of(*d);
+  v.energy = energy_view_of(s);
+  v.cost = cost_view_of(s);
   return v;
 }
 

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "metrics/goodput.h"
+#include "results/economics_json.h"
 
 namespace sb::results {
 
@@ -102,6 +103,10 @@ struct RunFacts {
   std::optional<uint64_t> sim_seed;
   std::optional<int64_t> sim_replicas;
   std::optional<double> max_error_rate;  // the stability limit the run was held to
+  // Hardware comparison labels (providers.yaml hardware/precision, prof --hardware/--precision;
+  // filled from a `sim:` catalog choice) and the GPUs the run used (config.gpus).
+  std::optional<std::string> hardware, precision;
+  std::optional<int64_t> gpus;
   // sim_time_scale when it is > 0, else 1 (real time, real servers).
   double time_scale() const;
 };
@@ -151,6 +156,8 @@ struct SummaryView {
   std::vector<TimeBucketView> timeseries;
   nlohmann::json telemetry;  // null when the run has none
   std::optional<DistributedView> distributed;
+  std::optional<EnergyView> energy;  // summary.json `energy` (economics_json.h)
+  std::optional<CostView> cost;      // summary.json `cost`
 };
 
 SummaryView summary_from_json(const nlohmann::json& summary);
