@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/buffer_trim.h"
 #include "common/error_clip.h"
 
 #include "workload/token_estimate.h"
@@ -15,7 +16,7 @@ ResponseRecorder::ResponseRecorder(protocol::Adapter& adapter, bool stream, size
 void ResponseRecorder::begin(metrics::RequestRecord& record) {
   record_ = &record;
   parser_.reset();
-  body_.clear();
+  clear_and_trim(body_);  // a large body's memory is not kept for the next (common/buffer_trim.h)
   first_bytes_.clear();
   final_seen_ = false;
   last_text_ns_ = metrics::kNoTime;

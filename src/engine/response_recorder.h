@@ -37,6 +37,11 @@ class ResponseRecorder {
   bool failed() const { return record_->error_class != ErrorClass::ok; }
   // Bytes of output text seen (content + reasoning).
   uint64_t text_bytes() const { return content_chars_ + reasoning_chars_; }
+  // Bytes of buffer capacity held now (body, SSE parser); after begin() at most about
+  // kBufferKeepBytes each, whatever the largest response before was (common/buffer_trim.h).
+  size_t buffer_capacity_bytes() const {
+    return body_.capacity() + first_bytes_.capacity() + parser_.buffer_capacity_bytes();
+  }
 
  private:
   bool on_event(std::string_view data, int64_t now_ns);

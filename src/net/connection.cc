@@ -11,6 +11,7 @@
 #include <boost/asio/ssl.hpp>
 
 #include "common/beast.h"
+#include "common/buffer_trim.h"
 #include "common/error.h"
 #include "net/readiness.h"
 #include "net/rx_timestamp.h"
@@ -375,6 +376,10 @@ awaitable<NetResult> Connection::read_body(TimePoint deadline, std::string_view&
   }
 }
 
+size_t Connection::buffer_capacity_bytes() const {
+  return kReadBufferBytes + kBodyBufferBytes;
+}
+
 bool Connection::body_done() const {
   return !impl_->parser || impl_->parser->is_done();
 }
@@ -399,7 +404,14 @@ NetResult probe_connect(const ClientContext& context, Nanos timeout) {
 }
 
 void serialize_request(std::string& out, const RequestHead& head, std::string_view body) {
-  out.clear();
+  // A large request's capacity is kept only while requests stay large (common/buffer_trim.h).
+  const size_t need = body.size() + head.target.size() + head.host_header.size() +
+                      head.extra_headers.size() + 256;
+  if (need > kBufferKeepBytes)
+    out.clear();
+  else
+    clear_and_trim(out);
+  out.reserve(need);
   fmt::format_to(std::back_inserter(out), "{} {} HTTP/1.1\r\nHost: {}\r\nAccept: {}\r\n",
                  head.method, head.target, head.host_header, head.accept);
   out += "User-Agent: servebench/" SERVEBENCH_VERSION "\r\n";

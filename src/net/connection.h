@@ -77,6 +77,9 @@ class Connection {
   bool body_done() const;
   // After body_done(): whether the connection may carry another request.
   bool keep_alive() const;
+  // Bytes of buffer this connection holds: a fixed 16 KiB read buffer and 16 KiB of decoded
+  // body, whatever the size of the bodies read (they pass through piece by piece).
+  size_t buffer_capacity_bytes() const;
   void close();
 
  private:
@@ -88,7 +91,9 @@ class Connection {
 // whether the target is reachable at all.
 NetResult probe_connect(const ClientContext& context, Nanos timeout);
 
-// Serialises an HTTP/1.1 POST (or GET when body is empty and method says so).
+// Serialises an HTTP/1.1 POST (or GET when body is empty and method says so) into `out`, which
+// keeps its capacity between requests only up to kBufferKeepBytes (common/buffer_trim.h) unless
+// this request needs more.
 struct RequestHead {
   std::string_view method = "POST";
   std::string_view target;       // path and query

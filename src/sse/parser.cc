@@ -1,5 +1,7 @@
 #include "sse/parser.h"
 
+#include "common/buffer_trim.h"
+
 namespace sb::sse {
 
 Parser::Parser(std::size_t max_event_bytes) : max_event_bytes_(max_event_bytes) {}
@@ -9,8 +11,8 @@ bool Parser::has_partial() const {
 }
 
 void Parser::reset() {
-  line_buf_.clear();
-  data_buf_.clear();
+  clear_and_trim(line_buf_);  // an event's memory is not kept for the next stream
+  clear_and_trim(data_buf_);
   type_buf_.clear();
   last_id_.clear();
   data_view_ = {};

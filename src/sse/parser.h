@@ -54,7 +54,10 @@ class Parser {
   uint64_t events() const { return events_; }
   uint64_t non_sse_lines() const { return non_sse_lines_; }
   std::size_t max_event_bytes() const { return max_event_bytes_; }
+  // Starts a new stream; buffers grown past common/buffer_trim.h's bound are released.
   void reset();
+  // Capacity of the line and data buffers now.
+  std::size_t buffer_capacity_bytes() const { return line_buf_.capacity() + data_buf_.capacity(); }
 
  private:
   // Where the current event's data lives: nowhere yet, a view into the chunk
