@@ -162,11 +162,14 @@ void redact_strings(nlohmann::json& j) {
   } else if (j.is_array()) {
     for (auto& v : j) redact_strings(v);
   } else if (j.is_object()) {
-    nlohmann::json out = nlohmann::json::object();
+    bool renamed = false;
     for (auto& [name, v] : j.items()) {
       redact_strings(v);
-      out[redact_text(name)] = std::move(v);
+      renamed = renamed || redact_text(name) != name;
     }
+    if (!renamed) return;  // the common case: no member name holds a URL
+    nlohmann::json out = nlohmann::json::object();
+    for (auto& [name, v] : j.items()) out[redact_text(name)] = std::move(v);
     j = std::move(out);
   }
 }
