@@ -20,6 +20,12 @@ std::string err_file(const std::string& name) {
       .string();
 }
 
+size_t occurrences(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
 int faulted_status(uint16_t port) {
   sim::testing::Conn c(port, 10000);
   c.send("POST", "/generate", kGenerate, "x-sim-fault: status=503\r\n");
@@ -57,6 +63,33 @@ TEST(SimCliLimits, NoFaultHeadersIgnoresThemOnLoopback) {
   SimChild sim({"--preset", "instant", "--port", "0", "--no-fault-headers"}, 0, err);
   ASSERT_GT(sim.port(), 0) << slurp(err);
   EXPECT_EQ(faulted_status(sim.port()), 200);
+  fs::remove(err);
+}
+
+// The server closes idle keep-alive connections between an open loop's sends: the client
+// retries such a request on a fresh connection, so none fails.
+TEST(SimCliLimits, AShortIdleTimeoutCostsAClientNoRequest) {
+  const std::string err = err_file("idle");
+  SimChild sim({"--preset", "instant", "--port", "0", "--idle-timeout-s", "0.1"}, 0, err);
+  ASSERT_GT(sim.port(), 0) << slurp(err);
+  const fs::path dir =
+      fs::temp_directory_path() / ("sb-simcli-idle-run-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  const ShellResult r = run_bash(std::string(SERVEBENCH_BINARY) + " prof --base-url " + sim.url() +
+                                 " --api tgi --request-rate 4 --arrival constant -n 6 "
+                                 "--output-length 2 --no-progress -q -o " +
+                                 dir.string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(occurrences(slurp((dir / "requests.jsonl").string()), "\"ok\":true"), 6u) << r.out;
+  // ... and the server did close idle connections meanwhile.
+  sim::testing::Conn c(sim.port(), 10000);
+  c.send("GET", "/metrics");
+  const std::string m = c.read().body;
+  const std::string sample = "\nservebench_sim_connections_timed_out_total{reason=\"idle\"} ";
+  const size_t at = m.find(sample);
+  ASSERT_NE(at, std::string::npos) << m;
+  EXPECT_GE(std::stoi(m.substr(at + sample.size())), 1) << m;
+  fs::remove_all(dir);
   fs::remove(err);
 }
 
