@@ -186,9 +186,9 @@ SimChild spawn_raw_server(int64_t tokens) {
 
 sim::SimConfig fast_sim(double step_ms, int max_batch) {
   sim::SimConfig c = sim::preset_config("instant");
-  c.decode_step_ms = step_ms;
-  c.max_batch_size = max_batch;
-  c.trace_in_memory = false;
+  c.cost.decode_step_ms = step_ms;
+  c.sched.max_batch_size = max_batch;
+  c.server.trace_in_memory = false;
   return c;
 }
 
@@ -322,7 +322,7 @@ void accuracy() {
       "== accuracy: 1,000 streams x 50 tokens/s (20 ms steps), client vs server timeline ==\n");
   const std::string trace = fmt::format("/tmp/servebench-accuracy-{}.jsonl", getpid());
   auto sc = fast_sim(20.0, 100000);
-  sc.trace_path = trace;
+  sc.server.trace_path = trace;
   auto sim = spawn_sim(sc);
   auto cfg = client_config(sim.port, 1000, 2000, 50);
   const auto result = engine::run_benchmark(cfg, {});

@@ -33,9 +33,9 @@ int main(int argc, char** argv) {
   setrlimit(RLIMIT_NOFILE, &rl);
 
   SimConfig c = preset_config("instant");
-  c.decode_step_ms = 1000.0 / rate;
-  c.max_batch_size = streams + 1;
-  c.threads = threads;
+  c.cost.decode_step_ms = 1000.0 / rate;
+  c.sched.max_batch_size = streams + 1;
+  c.server.threads = threads;
   Server server(c);
   uint16_t port = server.start();
 

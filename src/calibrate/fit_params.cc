@@ -12,8 +12,8 @@ FitParam bandwidth() {
           1.0,
           0.0,
           false,
-          [](const sim::SimConfig& c) { return c.bandwidth_efficiency; },
-          [](sim::SimConfig& c, double v) { c.bandwidth_efficiency = v; }};
+          [](const sim::SimConfig& c) { return c.gpu.bandwidth_efficiency; },
+          [](sim::SimConfig& c, double v) { c.gpu.bandwidth_efficiency = v; }};
 }
 FitParam mfu() {
   return {"mfu",
@@ -21,8 +21,8 @@ FitParam mfu() {
           1.0,
           0.0,
           false,
-          [](const sim::SimConfig& c) { return c.mfu; },
-          [](sim::SimConfig& c, double v) { c.mfu = v; }};
+          [](const sim::SimConfig& c) { return c.gpu.mfu; },
+          [](sim::SimConfig& c, double v) { c.gpu.mfu = v; }};
 }
 FitParam step_overhead() {
   return {"step-overhead-ms",
@@ -30,8 +30,8 @@ FitParam step_overhead() {
           1000,
           0.1,
           false,
-          [](const sim::SimConfig& c) { return c.step_overhead_ms; },
-          [](sim::SimConfig& c, double v) { c.step_overhead_ms = v; }};
+          [](const sim::SimConfig& c) { return c.cost.step_overhead_ms; },
+          [](sim::SimConfig& c, double v) { c.cost.step_overhead_ms = v; }};
 }
 FitParam prefill_overhead() {
   return {"prefill-overhead-ms",
@@ -39,8 +39,8 @@ FitParam prefill_overhead() {
           1000,
           0.1,
           false,
-          [](const sim::SimConfig& c) { return c.prefill_overhead_ms; },
-          [](sim::SimConfig& c, double v) { c.prefill_overhead_ms = v; }};
+          [](const sim::SimConfig& c) { return c.cost.prefill_overhead_ms; },
+          [](sim::SimConfig& c, double v) { c.cost.prefill_overhead_ms = v; }};
 }
 FitParam request_overhead() {
   return {"overhead-ms",
@@ -48,8 +48,8 @@ FitParam request_overhead() {
           10000,
           0.1,
           false,
-          [](const sim::SimConfig& c) { return c.overhead_ms; },
-          [](sim::SimConfig& c, double v) { c.overhead_ms = v; }};
+          [](const sim::SimConfig& c) { return c.sched.overhead_ms; },
+          [](sim::SimConfig& c, double v) { c.sched.overhead_ms = v; }};
 }
 
 }  // namespace
@@ -57,18 +57,19 @@ FitParam request_overhead() {
 std::vector<FitParam> fit_params_for(const sim::SimConfig& base) {
   std::vector<FitParam> out = {bandwidth(), mfu(), step_overhead(), prefill_overhead(),
                                request_overhead()};
-  if (base.prefill_mode == sim::PrefillMode::separate)
+  if (base.sched.prefill_mode == sim::PrefillMode::separate)
     out.push_back({"waiting-served-ratio", 0, 10, 0.1, false,
-                   [](const sim::SimConfig& c) { return c.waiting_served_ratio; },
-                   [](sim::SimConfig& c, double v) { c.waiting_served_ratio = v; }});
-  if (base.prefill_mode == sim::PrefillMode::chunked)
-    out.push_back(
-        {"max-num-batched-tokens", static_cast<double>(std::max(1, base.max_batch_size)), 65536,
-         0.0, true,
-         [](const sim::SimConfig& c) { return static_cast<double>(c.max_num_batched_tokens); },
-         [](sim::SimConfig& c, double v) {
-           c.max_num_batched_tokens = static_cast<int64_t>(std::llround(v));
-         }});
+                   [](const sim::SimConfig& c) { return c.sched.waiting_served_ratio; },
+                   [](sim::SimConfig& c, double v) { c.sched.waiting_served_ratio = v; }});
+  if (base.sched.prefill_mode == sim::PrefillMode::chunked)
+    out.push_back({"max-num-batched-tokens",
+                   static_cast<double>(std::max(1, base.sched.max_batch_size)), 65536, 0.0, true,
+                   [](const sim::SimConfig& c) {
+                     return static_cast<double>(c.sched.max_num_batched_tokens);
+                   },
+                   [](sim::SimConfig& c, double v) {
+                     c.sched.max_num_batched_tokens = static_cast<int64_t>(std::llround(v));
+                   }});
   return out;
 }
 

@@ -67,16 +67,16 @@ int serve(sim::SimConfig c) {
   std::fflush(stdout);
   fmt::print(stderr,
              "servebench sim: preset {}, batching {}, time scale {}, seed {}; Ctrl-C to stop\n",
-             c.preset, sim::to_string(c.batching), c.time_scale, c.seed);
-  fmt::print(stderr, "servebench sim: {} on {}x {}, {}, KV cache {} tokens\n", c.model_name,
-             c.tensor_parallel, c.gpu_name, c.dtype, sim::CostModel(c).kv_capacity_tokens());
+             c.server.preset, sim::to_string(c.sched.batching), c.server.time_scale, c.server.seed);
+  fmt::print(stderr, "servebench sim: {} on {}x {}, {}, KV cache {} tokens\n", c.model.name,
+             c.parallel.tp, c.gpu.name, c.model.dtype, sim::CostModel(c).kv_capacity_tokens());
   const uint64_t fds = fd::descriptor_limit().soft;  // main() raised it to the hard limit
   fmt::print(stderr,
              "servebench sim: up to {} connections (descriptor limit {}), idle timeout {} s, "
              "read timeout {} s, x-sim-fault headers {}\n",
              sim::effective_max_connections(c.limits, fds), fds, c.limits.idle_timeout_s,
              c.limits.read_timeout_s,
-             sim::fault_headers_allowed(c.limits, c.host) ? "honoured" : "ignored");
+             sim::fault_headers_allowed(c.limits, c.server.host) ? "honoured" : "ignored");
   int sig = 0;
   sigwait(&set, &sig);
   server.stop();
@@ -165,9 +165,8 @@ std::function<int()> add_sim_command(CLI::App& root) {
         static_cast<int>(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u));
     sim::SimConfig c = resolve_sim_config(flags);
     c.limits = given_limits(*st);
-    c.trace_in_memory = false;
+    c.server.trace_in_memory = false;
     sim::validate(c);
-    sim::validate_cost_fields(c);
     return serve(std::move(c));
   };
 }

@@ -39,7 +39,7 @@ SimConfig resolve_sim_config(const SimFlags& flags) {
   SimConfig c = base_config(flags.choice, preset, flags.preset.has_value());
   const bool file_threads = has_file && sim::apply_preset_file(c, file, "--config");
   if (!file_threads && flags.values.count("threads") == 0 && flags.default_threads > 0)
-    c.threads = flags.default_threads;
+    c.server.threads = flags.default_threads;
   for (const auto& [name, value] : flags.values)
     if (!sim::set_param(c, name, value, "--" + name))
       throw usage_error(fmt::format("sim: unknown parameter --{}", name));

@@ -9,7 +9,7 @@
 //
 // Values are checked where they are read: a number outside its field's range is a usage
 // error naming the range (--port 70000: "out of range 0..65535"), never wrapped; integer
-// fields keep every digit (a --seed above 2^53 reaches SimConfig::seed exactly).
+// fields keep every digit (a --seed above 2^53 reaches SimConfig::server.seed exactly).
 #include <map>
 #include <optional>
 #include <string>

@@ -11,11 +11,11 @@
 #include "engine/engine.h"
 #include "net/url.h"
 #include "plan/progress.h"
+#include "plan/run_economics.h"
 #include "predict/virtual_run.h"
 #include "results/request_log.h"
 #include "results/request_log_read.h"
 #include "results/run_outputs.h"
-#include "sim/cost_model.h"
 #include "sim/preset_file.h"
 #include "sim/server.h"
 #include "telemetry/prom_text.h"
@@ -35,14 +35,13 @@ std::optional<double> stat(const metrics::Distribution& d, double metrics::Distr
 sim::SimConfig sim_config_of(const SimTarget& target, int replica) {
   sim::SimConfig sc =
       target.choice ? sim::config_of(*target.choice) : sim::preset_or_file_config(target.preset);
-  sc.host = "127.0.0.1";
-  sc.port = 0;
-  sc.time_scale = target.time_scale;
-  sc.trace_in_memory = false;
-  if (target.seed) sc.seed = *target.seed;
-  sc.seed += static_cast<uint64_t>(replica);
+  sc.server.host = "127.0.0.1";
+  sc.server.port = 0;
+  sc.server.time_scale = target.time_scale;
+  sc.server.trace_in_memory = false;
+  if (target.seed) sc.server.seed = *target.seed;
+  sc.server.seed += static_cast<uint64_t>(replica);
   sim::validate(sc);
-  sim::validate_cost_fields(sc);
   return sc;
 }
 
@@ -325,6 +324,7 @@ RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop) {
     info.telemetry = std::move(telemetry_json);
     if (!log_error.empty()) info.config["request_log_error"] = log_error;
     metrics::RunSummary summary = metrics::summarize_run(result.records, info);
+    add_economics(spec, result.records, summary, info);  // energy, cost (telemetry.jsonl)
     const std::string outputs_error = try_write_run_outputs(spec.dir, summary, info);
     out = outcome_of(std::move(summary), result.interrupted, spec);
     if (!log_error.empty() || !outputs_error.empty())

@@ -11,7 +11,7 @@ namespace sb::predict {
 namespace {
 
 sim::SimConfig model_time(sim::SimConfig c) {
-  c.time_scale = 1.0;
+  c.server.time_scale = 1.0;
   return c;
 }
 

@@ -199,7 +199,7 @@ std::optional<HttpError> parse_tgi(BodyParse& b, const json& j) {
                 "expected a string");
   std::string inputs = in->get<std::string>();
   if (inputs.empty()) return fail(api, 422, "Input validation error: `inputs` cannot be empty");
-  r.prompt_tokens = count_text_tokens(inputs, cfg.chars_per_token);
+  r.prompt_tokens = count_text_tokens(inputs, cfg.text.chars_per_token);
   b.prompt_hash_src = std::move(inputs);
   auto pit = j.find("parameters");
   if (pit != j.end() && !pit->is_null()) {
@@ -209,17 +209,17 @@ std::optional<HttpError> parse_tgi(BodyParse& b, const json& j) {
                   "type: expected struct GenerateParameters");
     if (auto err = tgi_parameters(b, *pit)) return err;
   }
-  if (r.prompt_tokens > cfg.max_input_tokens)
+  if (r.prompt_tokens > cfg.sched.max_input_tokens)
     return fail(api, 422,
                 fmt::format("Input validation error: `inputs` must have less than {} tokens. "
                             "Given: {}",
-                            cfg.max_input_tokens, r.prompt_tokens));
-  if (!b.max_new) b.max_new = std::max<int64_t>(1, cfg.max_total_tokens - r.prompt_tokens);
-  if (r.prompt_tokens + *b.max_new > cfg.max_total_tokens)
+                            cfg.sched.max_input_tokens, r.prompt_tokens));
+  if (!b.max_new) b.max_new = std::max<int64_t>(1, cfg.sched.max_total_tokens - r.prompt_tokens);
+  if (r.prompt_tokens + *b.max_new > cfg.sched.max_total_tokens)
     return fail(api, 422,
                 fmt::format("Input validation error: `inputs` tokens + `max_new_tokens` must be "
                             "<= {}. Given: {} `inputs` tokens and {} `max_new_tokens`",
-                            cfg.max_total_tokens, r.prompt_tokens, *b.max_new));
+                            cfg.sched.max_total_tokens, r.prompt_tokens, *b.max_new));
   return std::nullopt;
 }
 
@@ -238,7 +238,7 @@ std::optional<HttpError> chat_prompt(BodyParse& b, const json& j) {
     std::optional<std::string> text = c == m.end() ? std::string() : content_text(*c);
     if (!text) return fail(api, 400, "messages.content: Input should be a valid string");
     b.r.prompt_tokens +=
-        count_text_tokens(*text, b.cfg.chars_per_token) + b.cfg.chat_tokens_per_message;
+        count_text_tokens(*text, b.cfg.text.chars_per_token) + b.cfg.text.chat_tokens_per_message;
     b.prompt_hash_src += *text;
     b.prompt_hash_src += '\n';
   }
@@ -253,7 +253,7 @@ std::optional<HttpError> completion_prompt(BodyParse& b, const json& j) {
   if (p == j.end()) return fail(api, 400, "Field required: prompt");
   if (p->is_string()) {
     b.prompt_hash_src = p->get<std::string>();
-    r.prompt_tokens = count_text_tokens(b.prompt_hash_src, b.cfg.chars_per_token);
+    r.prompt_tokens = count_text_tokens(b.prompt_hash_src, b.cfg.text.chars_per_token);
   } else if (p->is_array() && !p->empty() && (*p)[0].is_number_integer()) {
     for (const auto& t : *p) {
       if (!t.is_number_integer()) return fail(api, 400, "prompt: Input should be a valid integer");
@@ -262,7 +262,7 @@ std::optional<HttpError> completion_prompt(BodyParse& b, const json& j) {
     r.prompt_tokens = static_cast<int64_t>(p->size());
   } else if (p->is_array() && p->size() == 1 && (*p)[0].is_string()) {
     b.prompt_hash_src = (*p)[0].get<std::string>();
-    r.prompt_tokens = count_text_tokens(b.prompt_hash_src, b.cfg.chars_per_token);
+    r.prompt_tokens = count_text_tokens(b.prompt_hash_src, b.cfg.text.chars_per_token);
   } else {
     return fail(api, 400,
                 "prompt: Input should be a valid string, a list of token ids or a list with one "
@@ -313,15 +313,16 @@ std::optional<HttpError> parse_openai(BodyParse& b, const json& j) {
   if (auto err = chat ? chat_prompt(b, j) : completion_prompt(b, j)) return err;
   if (auto err = openai_options(b, j)) return err;
   if (!b.max_new)
-    b.max_new = chat ? std::max<int64_t>(1, cfg.max_total_tokens - r.prompt_tokens)
-                     : cfg.default_max_tokens_completions;
-  if (r.prompt_tokens > cfg.max_input_tokens || r.prompt_tokens + *b.max_new > cfg.max_total_tokens)
+    b.max_new = chat ? std::max<int64_t>(1, cfg.sched.max_total_tokens - r.prompt_tokens)
+                     : cfg.text.default_max_tokens_completions;
+  if (r.prompt_tokens > cfg.sched.max_input_tokens ||
+      r.prompt_tokens + *b.max_new > cfg.sched.max_total_tokens)
     return fail(api, 400,
                 fmt::format("This model's maximum context length is {} tokens. However, you "
                             "requested {} tokens ({} in the messages, {} in the completion). "
                             "Please reduce the length of the messages or completion.",
-                            cfg.max_total_tokens, r.prompt_tokens + *b.max_new, r.prompt_tokens,
-                            *b.max_new));
+                            cfg.sched.max_total_tokens, r.prompt_tokens + *b.max_new,
+                            r.prompt_tokens, *b.max_new));
   return std::nullopt;
 }
 
@@ -332,7 +333,7 @@ std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view
   json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
   BodyParse b{api, cfg, {}, {}, {}};
   b.r.api = api;
-  b.r.model = cfg.model_name;
+  b.r.model = cfg.model.name;
   bool tgi = is_tgi(api);
   if (j.is_discarded()) {
     if (tgi)
@@ -350,9 +351,10 @@ std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view
   GenRequest& r = b.r;
   r.max_new_tokens = *b.max_new;
   r.text_seed =
-      splitmix64(cfg.seed ^ hash_text(b.prompt_hash_src) ^ splitmix64(r.seed.value_or(0)));
-  r.output_tokens = r.ignore_eos ? r.max_new_tokens
-                                 : eos_length(r.text_seed, r.max_new_tokens, cfg.eos_probability);
+      splitmix64(cfg.server.seed ^ hash_text(b.prompt_hash_src) ^ splitmix64(r.seed.value_or(0)));
+  r.output_tokens = r.ignore_eos
+                        ? r.max_new_tokens
+                        : eos_length(r.text_seed, r.max_new_tokens, cfg.text.eos_probability);
   return std::move(b.r);
 }
 

@@ -150,33 +150,33 @@ void check_tp(const ModelSpec& m, int tp) {
 
 void set_gpu(SimConfig& c, const GpuSpec& g, const PrecisionSpec& p) {
   const bool fp8_native = p.fp8_compute && g.fp8_flops > 0;
-  c.gpu_name = g.full_name;
-  c.gpu_memory_bytes = g.memory_bytes;
-  c.gpu_bandwidth_bytes_per_s = g.bandwidth_bytes_per_s;
-  c.gpu_flops = fp8_native ? g.fp8_flops : g.fp16_flops;
-  c.bandwidth_efficiency = g.bandwidth_efficiency;
-  c.mfu = g.mfu;
-  c.interconnect_bytes_per_s = g.interconnect_bytes_per_s;
-  c.allreduce_latency_us = g.allreduce_latency_us;
-  c.gpu_idle_power_w = g.idle_power_w;
-  c.gpu_max_power_w = g.max_power_w;
-  c.dequant_overhead =
+  c.gpu.name = g.full_name;
+  c.gpu.memory_bytes = g.memory_bytes;
+  c.gpu.bandwidth_bytes_per_s = g.bandwidth_bytes_per_s;
+  c.gpu.flops = fp8_native ? g.fp8_flops : g.fp16_flops;
+  c.gpu.bandwidth_efficiency = g.bandwidth_efficiency;
+  c.gpu.mfu = g.mfu;
+  c.parallel.interconnect_bytes_per_s = g.interconnect_bytes_per_s;
+  c.parallel.allreduce_latency_us = g.allreduce_latency_us;
+  c.gpu.idle_power_w = g.idle_power_w;
+  c.gpu.max_power_w = g.max_power_w;
+  c.model.dequant_overhead =
       p.fp8_compute ? (fp8_native ? 0 : p.fp8_dequant_overhead) : p.dequant_overhead;
 }
 
 void set_model(SimConfig& c, const ModelSpec& m, const PrecisionSpec& p, int tp) {
-  c.model_params = m.params;
-  c.embedding_params = static_cast<double>(m.vocab) * m.hidden;
-  c.num_layers = m.layers;
-  c.hidden_size = m.hidden;
-  c.head_dim = m.head_dim;
-  c.kv_dim = m.kv_heads * m.head_dim;
-  c.bytes_per_param = p.bytes_per_param;
-  c.kv_bytes_per_elem = p.kv_bytes_per_elem;
-  c.dtype = p.name;
-  c.tensor_parallel = tp;
-  c.max_total_tokens = m.context;  // the engine behaviour may lower it (TGI 1.x: 2048)
-  c.max_input_tokens = m.context - 1;
+  c.model.params = m.params;
+  c.model.embedding_params = static_cast<double>(m.vocab) * m.hidden;
+  c.model.num_layers = m.layers;
+  c.model.hidden_size = m.hidden;
+  c.model.head_dim = m.head_dim;
+  c.model.kv_dim = m.kv_heads * m.head_dim;
+  c.model.bytes_per_param = p.bytes_per_param;
+  c.model.kv_bytes_per_elem = p.kv_bytes_per_elem;
+  c.model.dtype = p.name;
+  c.parallel.tp = tp;
+  c.sched.max_total_tokens = m.context;  // the engine behaviour may lower it (TGI 1.x: 2048)
+  c.sched.max_input_tokens = m.context - 1;
 }
 
 }  // namespace
@@ -301,18 +301,18 @@ SimConfig config_of(const SimChoice& choice) {
   set_gpu(c, g, p);
   set_model(c, m, p, r.tp);
   apply_engine(r.engine, c);
-  c.preset = label_of(r);
-  const int64_t min_kv = std::min<int64_t>(kMinKvTokens, c.max_total_tokens);
-  const MemoryFit fit = memory_fit(m, g, p, r.tp, c.memory_reserve_bytes, min_kv);
+  c.server.preset = label_of(r);
+  const int64_t min_kv = std::min<int64_t>(kMinKvTokens, c.sched.max_total_tokens);
+  const MemoryFit fit = memory_fit(m, g, p, r.tp, c.gpu.memory_reserve_bytes, min_kv);
   if (!fit.fits) throw usage_error(fit_error(m, g, p, r.tp, fit));
   // Like lowering vLLM's --max-model-len to what the KV cache holds.
   const int64_t kv_tokens =
-      c.kv_capacity_tokens > 0 ? c.kv_capacity_tokens : CostModel(c).kv_capacity_tokens();
-  if (c.max_total_tokens > kv_tokens) {
-    c.max_total_tokens = static_cast<int>(kv_tokens / 16 * 16);
-    c.max_input_tokens = std::min(c.max_input_tokens, c.max_total_tokens - 1);
+      c.cost.kv_capacity_tokens > 0 ? c.cost.kv_capacity_tokens : CostModel(c).kv_capacity_tokens();
+  if (c.sched.max_total_tokens > kv_tokens) {
+    c.sched.max_total_tokens = static_cast<int>(kv_tokens / 16 * 16);
+    c.sched.max_input_tokens = std::min(c.sched.max_input_tokens, c.sched.max_total_tokens - 1);
   }
-  c.model_name = m.hf_id;
+  c.model.name = m.hf_id;
   return c;
 }
 

@@ -19,7 +19,7 @@ namespace sb::sim {
 
 struct GpuSpec {
   std::string name;                  // catalog name: "H100"
-  std::string full_name;             // as nvidia-smi names it (SimConfig::gpu_name, DCGM modelName)
+  std::string full_name;             // as nvidia-smi names it (SimConfig::gpu.name, DCGM modelName)
   double memory_bytes = 0;           // nvidia-smi total
   double bandwidth_bytes_per_s = 0;  // peak memory bandwidth
   double fp16_flops = 0;             // dense FP16/BF16 tensor-core peak

@@ -70,6 +70,18 @@ KvAllocation kv_allocation_from_string(std::string_view s) {
   throw usage_error(fmt::format("kv-allocation: unknown mode '{}' (use reserve or paged)", s));
 }
 
+namespace {
+
+bool is_fault_kind(std::string_view kind) {
+  static const char* kKinds[] = {"400", "408",   "422",        "424",   "429",      "500",
+                                 "503", "reset", "disconnect", "stall", "malformed"};
+  for (const char* k : kKinds)
+    if (kind == k) return true;
+  return false;
+}
+
+}  // namespace
+
 std::vector<FaultRate> parse_fault_rates(std::string_view spec) {
   std::vector<FaultRate> out;
   while (!spec.empty()) {
@@ -82,11 +94,7 @@ std::vector<FaultRate> parse_fault_rates(std::string_view spec) {
       throw usage_error(fmt::format("fault-rate: '{}' is not KIND=RATE (e.g. 503=0.01)", item));
     std::string kind(item.substr(0, eq));
     std::string value(item.substr(eq + 1));
-    static const char* kKinds[] = {"400", "408",   "422",        "424",   "429",      "500",
-                                   "503", "reset", "disconnect", "stall", "malformed"};
-    bool known = false;
-    for (const char* k : kKinds) known = known || kind == k;
-    if (!known)
+    if (!is_fault_kind(kind))
       throw usage_error(fmt::format(
           "fault-rate: unknown kind '{}' (use a status 400/408/422/424/429/500/503, reset, "
           "disconnect, stall or malformed)",
@@ -103,31 +111,31 @@ std::vector<FaultRate> parse_fault_rates(std::string_view spec) {
 
 SimConfig preset_config(std::string_view name) {
   SimConfig c;  // the model and GPU defaults: Llama-2-7B FP16 on an A10G
-  c.preset = std::string(name);
+  c.server.preset = std::string(name);
   // The named presets are engine behaviours (sim/engine_behaviour.h) on those defaults.
   if (name == "tgi" || name == "pytorch" || name == "fastapi") {
     apply_engine_behaviour(name == "tgi" ? "tgi-1.x" : name, c);
     if (name != "tgi") {  // the wrappers take the model's context: Llama-2's 4096
-      c.max_input_tokens = 4095;
-      c.max_total_tokens = 4096;
+      c.sched.max_input_tokens = 4095;
+      c.sched.max_total_tokens = 4096;
     }
     return c;
   }
   if (name == "instant" || name == "fast") {
     // Test preset: 1 ms decode steps, negligible prefill, no practical limits.
-    c.batching = BatchPolicy::continuous;
-    c.max_batch_size = 1024;
-    c.decode_step_ms = 1.0;
-    c.prefill_ms_per_token = 0.0001;
-    c.step_overhead_ms = 0;
-    c.prefill_overhead_ms = 0;
-    c.gpu_bandwidth_bytes_per_s = 1e18;  // KV reads are free
-    c.gpu_flops = 1e18;
-    c.kv_capacity_tokens = 100'000'000;
-    c.queue_limit = 0;
-    c.overhead_ms = 0;
-    c.max_input_tokens = 100'000;
-    c.max_total_tokens = 200'000;
+    c.sched.batching = BatchPolicy::continuous;
+    c.sched.max_batch_size = 1024;
+    c.cost.decode_step_ms = 1.0;
+    c.cost.prefill_ms_per_token = 0.0001;
+    c.cost.step_overhead_ms = 0;
+    c.cost.prefill_overhead_ms = 0;
+    c.gpu.bandwidth_bytes_per_s = 1e18;  // KV reads are free
+    c.gpu.flops = 1e18;
+    c.cost.kv_capacity_tokens = 100'000'000;
+    c.sched.queue_limit = 0;
+    c.sched.overhead_ms = 0;
+    c.sched.max_input_tokens = 100'000;
+    c.sched.max_total_tokens = 200'000;
     return c;
   }
   throw usage_error(
@@ -140,68 +148,162 @@ std::vector<std::string> preset_names() {
 
 namespace {
 
-// The scheduling-policy fields (the "scheduling policy" section of SimConfig).
-void validate_scheduling(const SimConfig& c) {
-  auto bad = [](std::string_view field, std::string_view why) {
-    throw usage_error(fmt::format("sim: {} {}", field, why));
-  };
-  if (c.kv_block_tokens < 1 || c.kv_block_tokens > 1024)
-    bad("kv-block-tokens", "must be in 1..1024");
-  if (!(c.waiting_served_ratio >= 0)) bad("waiting-served-ratio", "must be >= 0");
-  if (c.max_waiting_tokens < 1) bad("max-waiting-tokens", "must be >= 1");
-  if (c.max_batch_prefill_tokens < 0) bad("max-batch-prefill-tokens", "must be >= 0 (0: no limit)");
-  if (c.max_batch_total_tokens < 0)
-    bad("max-batch-total-tokens", "must be >= 0 (0: the KV capacity)");
-  if (c.max_num_batched_tokens < 1) bad("max-num-batched-tokens", "must be >= 1");
-  if (c.prefix_cache_tokens < 0) bad("prefix-cache-tokens", "must be >= 0 (0: the KV capacity)");
-  const bool continuous = c.batching == BatchPolicy::continuous;
-  if (c.prefill_mode != PrefillMode::fused && !continuous)
-    bad("prefill-mode",
-        fmt::format("'{}' needs --batching continuous (got {}); none and static use fused",
-                    to_string(c.prefill_mode), to_string(c.batching)));
-  if (c.prefill_mode == PrefillMode::separate && c.max_batch_prefill_tokens > 0 &&
-      c.max_batch_prefill_tokens < c.max_input_tokens)
-    bad("max-batch-prefill-tokens",
-        fmt::format("{} is below max-input-tokens {}: the longest prompt could never be prefilled",
-                    c.max_batch_prefill_tokens, c.max_input_tokens));
-  if (c.kv_allocation == KvAllocation::paged && c.prefill_mode == PrefillMode::separate)
-    bad("kv-allocation", "paged does not go with prefill-mode separate (TGI 1.x reserves KV)");
-  if (c.kv_allocation == KvAllocation::paged && !continuous)
-    bad("kv-allocation", "paged needs --batching continuous");
-  if (c.prefill_mode == PrefillMode::chunked &&
-      c.max_num_batched_tokens < static_cast<int64_t>(c.max_batch_size))
-    bad("max-num-batched-tokens",
-        fmt::format("{} is below max-batch-size {}: a step must hold one token per sequence",
-                    c.max_num_batched_tokens, c.max_batch_size));
+// The usage error of flag --`flag` holding `value`: "sim: --max-batch-size 0 must be >= 1".
+template <class T>
+[[noreturn]] void refuse(std::string_view flag, const T& value, std::string_view why) {
+  throw usage_error(fmt::format("sim: --{} {} {}", flag, value, why));
+}
+
+void at_least_zero(std::string_view flag, double v) {
+  if (!(v >= 0)) refuse(flag, v, "must be >= 0");
+}
+
+void above_zero(std::string_view flag, double v) {
+  if (!(v > 0)) refuse(flag, v, "must be > 0");
+}
+
+// A fraction in (0, 1].
+void fraction(std::string_view flag, double v) {
+  if (!(v > 0 && v <= 1)) refuse(flag, v, "must be in (0, 1]");
+}
+
+// The rules between a prefill mode, the KV allocation and the batching they need.
+void validate_modes(const SchedulingPolicy& s) {
+  const bool continuous = s.batching == BatchPolicy::continuous;
+  if (s.prefill_mode != PrefillMode::fused && !continuous)
+    refuse("prefill-mode", to_string(s.prefill_mode),
+           fmt::format("needs --batching continuous (got {}); none and static use fused",
+                       to_string(s.batching)));
+  if (s.kv_allocation == KvAllocation::paged && s.prefill_mode == PrefillMode::separate)
+    refuse("kv-allocation", "paged",
+           "does not go with --prefill-mode separate (TGI 1.x reserves KV)");
+  if (s.kv_allocation == KvAllocation::paged && !continuous)
+    refuse("kv-allocation", "paged", "needs --batching continuous");
+}
+
+// The token budgets of the separate (TGI) and chunked (vLLM) prefill modes.
+void validate_budgets(const SchedulingPolicy& s) {
+  if (s.kv_block_tokens < 1 || s.kv_block_tokens > 1024)
+    refuse("kv-block-tokens", s.kv_block_tokens, "must be in 1..1024");
+  at_least_zero("waiting-served-ratio", s.waiting_served_ratio);
+  if (s.max_waiting_tokens < 1) refuse("max-waiting-tokens", s.max_waiting_tokens, "must be >= 1");
+  if (s.max_batch_prefill_tokens < 0)
+    refuse("max-batch-prefill-tokens", s.max_batch_prefill_tokens, "must be >= 0 (0: no limit)");
+  if (s.max_batch_total_tokens < 0)
+    refuse("max-batch-total-tokens", s.max_batch_total_tokens, "must be >= 0 (0: the KV capacity)");
+  if (s.max_num_batched_tokens < 1)
+    refuse("max-num-batched-tokens", s.max_num_batched_tokens, "must be >= 1");
+  if (s.prefix_cache_tokens < 0)
+    refuse("prefix-cache-tokens", s.prefix_cache_tokens, "must be >= 0 (0: the KV capacity)");
+  if (s.prefill_mode == PrefillMode::separate && s.max_batch_prefill_tokens > 0 &&
+      s.max_batch_prefill_tokens < s.max_input_tokens)
+    refuse("max-batch-prefill-tokens", s.max_batch_prefill_tokens,
+           fmt::format("is below --max-input-tokens {}: the longest prompt could never be "
+                       "prefilled",
+                       s.max_input_tokens));
+  if (s.prefill_mode == PrefillMode::chunked &&
+      s.max_num_batched_tokens < static_cast<int64_t>(s.max_batch_size))
+    refuse("max-num-batched-tokens", s.max_num_batched_tokens,
+           fmt::format("is below --max-batch-size {}: a step must hold one token per sequence",
+                       s.max_batch_size));
 }
 
 }  // namespace
 
+void validate(const ServerOptions& s) {
+  above_zero("time-scale", s.time_scale);
+  if (s.threads < 1 || s.threads > 256) refuse("threads", s.threads, "must be in 1..256");
+  if (s.max_body_bytes < 16) refuse("max-body-bytes", s.max_body_bytes, "must be >= 16");
+}
+
+void validate(const ModelShape& m) {
+  above_zero("model-params", m.params);
+  at_least_zero("embedding-params", m.embedding_params);
+  above_zero("bytes-per-param", m.bytes_per_param);
+  above_zero("kv-bytes-per-elem", m.kv_bytes_per_elem);
+  if (!(m.dequant_overhead >= 0))
+    refuse("dequant-overhead", m.dequant_overhead, "must be >= 0 (0: none)");
+  if (m.num_layers < 1) refuse("num-layers", m.num_layers, "must be >= 1");
+  if (m.kv_dim < 1) refuse("kv-dim", m.kv_dim, "must be >= 1");
+  if (m.head_dim < 1) refuse("head-dim", m.head_dim, "must be >= 1");
+  if (m.hidden_size < 1) refuse("hidden-size", m.hidden_size, "must be >= 1");
+}
+
+void validate(const GpuFigures& g) {
+  above_zero("gpu-memory-bytes", g.memory_bytes);
+  above_zero("gpu-bandwidth", g.bandwidth_bytes_per_s);
+  above_zero("gpu-flops", g.flops);
+  fraction("bandwidth-efficiency", g.bandwidth_efficiency);
+  fraction("mfu", g.mfu);
+  at_least_zero("memory-reserve-bytes", g.memory_reserve_bytes);
+  if (!(g.idle_power_w >= 0 && g.max_power_w >= g.idle_power_w))
+    throw usage_error(fmt::format("sim: GPU power {}..{} W must satisfy 0 <= idle <= max",
+                                  g.idle_power_w, g.max_power_w));
+}
+
+void validate(const Parallelism& p) {
+  if (p.tp < 1 || p.tp > 64) refuse("tensor-parallel", p.tp, "must be in 1..64");
+  above_zero("interconnect-bandwidth", p.interconnect_bytes_per_s);
+  at_least_zero("allreduce-latency-us", p.allreduce_latency_us);
+  if (!(p.activation_bytes > 0))
+    throw usage_error(
+        fmt::format("sim: activation bytes {} must be > 0 (the TP all-reduce's element size)",
+                    p.activation_bytes));
+}
+
+void validate(const CostOverrides& c) {
+  at_least_zero("decode-step-ms", c.decode_step_ms);
+  at_least_zero("prefill-ms-per-token", c.prefill_ms_per_token);
+  at_least_zero("step-overhead-ms", c.step_overhead_ms);
+  at_least_zero("prefill-overhead-ms", c.prefill_overhead_ms);
+  if (c.kv_capacity_tokens < 0)
+    refuse("kv-capacity-tokens", c.kv_capacity_tokens, "must be >= 0 (0: derived)");
+}
+
+void validate(const SchedulingPolicy& s) {
+  if (s.max_batch_size < 1) refuse("max-batch-size", s.max_batch_size, "must be >= 1");
+  at_least_zero("batch-window-ms", s.batch_window_ms);
+  if (s.queue_limit < 0) refuse("queue-limit", s.queue_limit, "must be >= 0 (0: unlimited)");
+  at_least_zero("overhead-ms", s.overhead_ms);
+  if (s.max_input_tokens < 1) refuse("max-input-tokens", s.max_input_tokens, "must be >= 1");
+  if (s.max_total_tokens <= s.max_input_tokens)
+    refuse("max-total-tokens", s.max_total_tokens,
+           fmt::format("must be > --max-input-tokens {}", s.max_input_tokens));
+  validate_budgets(s);
+  validate_modes(s);
+}
+
+void validate(const TextOptions& t) {
+  if (t.chars_per_token < 1) refuse("chars-per-token", t.chars_per_token, "must be >= 1");
+  if (!(t.eos_probability >= 0 && t.eos_probability < 1))
+    refuse("eos-probability", t.eos_probability, "must be in [0, 1)");
+  if (t.chat_tokens_per_message < 0 || t.default_max_tokens_completions < 1)
+    throw usage_error(fmt::format(
+        "sim: chat template tokens {} must be >= 0 and the completions max_tokens default {} >= 1",
+        t.chat_tokens_per_message, t.default_max_tokens_completions));
+}
+
+void validate(const FaultRate& f) {
+  if (!is_fault_kind(f.kind))
+    throw usage_error(fmt::format(
+        "sim: --fault-rate: unknown kind '{}' (use a status 400/408/422/424/429/500/503, reset, "
+        "disconnect, stall or malformed)",
+        f.kind));
+  if (!(f.rate >= 0 && f.rate <= 1))
+    throw usage_error(fmt::format("sim: --fault-rate: rate '{}' for {} must be a number in [0, 1]",
+                                  f.rate, f.kind));
+}
+
 void validate(const SimConfig& c) {
-  auto bad = [](std::string_view field, std::string_view why) {
-    throw usage_error(fmt::format("sim: {} {}", field, why));
-  };
-  if (!(c.time_scale > 0)) bad("time-scale", "must be > 0");
-  if (c.threads < 1 || c.threads > 256) bad("threads", "must be in 1..256");
-  if (c.max_batch_size < 1) bad("max-batch-size", "must be >= 1");
-  if (c.queue_limit < 0) bad("queue-limit", "must be >= 0 (0: unlimited)");
-  if (c.overhead_ms < 0 || c.step_overhead_ms < 0 || c.prefill_overhead_ms < 0 ||
-      c.decode_step_ms < 0 || c.prefill_ms_per_token < 0 || c.batch_window_ms < 0)
-    bad("durations", "must be >= 0");
-  if (!(c.gpu_bandwidth_bytes_per_s > 0) || !(c.gpu_flops > 0))
-    bad("gpu", "bandwidth and FLOP/s must be > 0");
-  if (!(c.bandwidth_efficiency > 0 && c.bandwidth_efficiency <= 1))
-    bad("bandwidth-efficiency", "must be in (0, 1]");
-  if (!(c.mfu > 0 && c.mfu <= 1)) bad("mfu", "must be in (0, 1]");
-  if (c.max_input_tokens < 1) bad("max-input-tokens", "must be >= 1");
-  if (c.max_total_tokens <= c.max_input_tokens)
-    bad("max-total-tokens", "must be > max-input-tokens");
-  if (c.chars_per_token < 1) bad("chars-per-token", "must be >= 1");
-  if (!(c.eos_probability >= 0 && c.eos_probability < 1))
-    bad("eos-probability", "must be in [0, 1)");
-  if (c.max_body_bytes < 16) bad("max-body-bytes", "must be >= 16");
-  if (c.kv_capacity_tokens < 0) bad("kv-capacity-tokens", "must be >= 0 (0: derived)");
-  validate_scheduling(c);
+  validate(c.server);
+  validate(c.model);
+  validate(c.gpu);
+  validate(c.parallel);
+  validate(c.cost);
+  validate(c.sched);
+  validate(c.text);
+  for (const FaultRate& f : c.faults) validate(f);
+  validate(c.limits);
 }
 
 }  // namespace sb::sim

@@ -46,12 +46,19 @@ KvAllocation kv_allocation_from_string(std::string_view s);  // throws sb::Error
 struct FaultRate {
   std::string kind;
   double rate = 0;  // probability per request, in [0, 1]
+
+  bool operator==(const FaultRate&) const = default;
 };
 // Parses "503=0.01,reset=0.001". Throws sb::Error(usage) naming the bad item.
 std::vector<FaultRate> parse_fault_rates(std::string_view spec);
 
-struct SimConfig {
-  // --- server ---
+// The parts of SimConfig. Each holds its defaults (Llama-2-7B FP16 on an A10G behind TGI's
+// HTTP layer) and has its own validate() below, which throws sb::Error(usage) naming the
+// flag of a bad value (`--max-batch-size 0 must be >= 1`); sim/params.h sets every
+// overridable field by that flag's name, from flags and from preset files alike.
+
+// The HTTP server and the run around it.
+struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 0;  // 0: an ephemeral port
   int threads = 1;    // network threads (the engine has its own thread)
@@ -61,11 +68,14 @@ struct SimConfig {
   std::string trace_path;               // JSONL ground truth per request; empty: none
   bool trace_in_memory = true;          // keep records for Server::trace() (off for long CLI runs)
   uint64_t max_body_bytes = 2'000'000;  // larger bodies get 413 (TGI's payload limit)
-  std::string model_name = "meta-llama/Llama-2-7b-chat-hf";
-  SimServerLimits limits;  // idle/read timeouts, connection cap, fault headers (server_limits.h)
 
-  // --- model (Llama-2-7B FP16); src/sim/catalog.h fills these for a catalog choice ---
-  double model_params = 6.74e9;
+  bool operator==(const ServerOptions&) const = default;
+};
+
+// The model (Llama-2-7B FP16); src/sim/catalog.h fills these for a catalog choice.
+struct ModelShape {
+  std::string name = "meta-llama/Llama-2-7b-chat-hf";  // the model id the APIs report
+  double params = 6.74e9;
   // Parameters of one vocabulary x hidden table (Llama-2-7B: 32000 x 4096). The input
   // embedding is such a table: held in memory but neither read whole nor multiplied per token.
   // The output head (untied in every catalog model) is another: a decode token multiplies it,
@@ -74,7 +84,7 @@ struct SimConfig {
   double bytes_per_param = 2.0;  // FP16 (fp8: 1, int8: 1, int4: ~0.52 with group scales)
   int num_layers = 32;
   int kv_dim = 4096;       // hidden size x (KV heads / attention heads) = KV heads x head_dim
-  int head_dim = 128;      // kv_dim / head_dim = KV heads, split over tensor_parallel GPUs
+  int head_dim = 128;      // kv_dim / head_dim = KV heads, split over the tensor-parallel GPUs
   int hidden_size = 4096;  // the all-reduce payload per token is hidden_size x activation bytes
   double kv_bytes_per_elem = 2.0;  // fp16 KV cache (1: fp8 KV)
   std::string dtype = "fp16";      // weight precision label (catalog: fp16, fp8, int8, int4)
@@ -82,31 +92,48 @@ struct SimConfig {
   // to the weight-read time and to the matmul compute for dequantising weights. 0: none.
   double dequant_overhead = 0;
 
-  // --- GPU (A10G 24 GB); gpu_flops: the peak FLOP/s of the matmuls at `dtype` ---
-  std::string gpu_name = "NVIDIA A10G";
-  double gpu_memory_bytes = 23028.0 * 1048576.0;  // nvidia-smi total: 23028 MiB
-  double gpu_bandwidth_bytes_per_s = 600e9;
-  double gpu_flops = 70e12;           // FP16 tensor-core peak (A10G; 125e12 is the A10)
+  bool operator==(const ModelShape&) const = default;
+};
+
+// The GPU (A10G 24 GB) and what the engine's kernels reach on it. (The catalog's per-GPU
+// table is sim::GpuSpec; config_of copies one into these figures.)
+struct GpuFigures {
+  std::string name = "NVIDIA A10G";
+  double memory_bytes = 23028.0 * 1048576.0;  // nvidia-smi total: 23028 MiB
+  double bandwidth_bytes_per_s = 600e9;
+  double flops = 70e12;               // peak FLOP/s of the matmuls at the model's dtype (A10G FP16)
   double bandwidth_efficiency = 0.8;  // fraction of peak bandwidth a decode step achieves
   double mfu = 0.5;                   // fraction of peak FLOP/s prefill achieves
   double memory_reserve_bytes = 2e9;  // CUDA context + activations, not available for KV
-  double gpu_idle_power_w = 60;
-  double gpu_max_power_w = 300;
+  double idle_power_w = 60;
+  double max_power_w = 300;
 
-  // --- tensor parallelism (Megatron-style: weights and KV heads split over the GPUs) ---
-  int tensor_parallel = 1;                 // GPUs per model replica; 1: no all-reduce
+  bool operator==(const GpuFigures&) const = default;
+};
+
+// Tensor parallelism (Megatron-style: weights and KV heads split over the GPUs).
+struct Parallelism {
+  int tp = 1;                              // GPUs per model replica; 1: no all-reduce
   double interconnect_bytes_per_s = 32e9;  // per GPU and direction (PCIe 4.0 x16; NVLink)
   double allreduce_latency_us = 8;         // fixed cost of one all-reduce
   double activation_bytes = 2;             // bytes per all-reduced element (bf16/fp16)
 
-  // --- cost model overrides (0: derived from the numbers above) ---
+  bool operator==(const Parallelism&) const = default;
+};
+
+// Cost-model overrides and fixed costs (0: derived from the model, GPU and parallelism).
+struct CostOverrides {
   double decode_step_ms = 0;        // weight-read time of one decode step
   double prefill_ms_per_token = 0;  // prefill compute per prompt token
   double step_overhead_ms = 1.0;    // fixed per-step cost (kernel launches, sampling, Python)
   double prefill_overhead_ms = 0;   // fixed per-prefill cost
   int64_t kv_capacity_tokens = 0;   // 0: (memory - weights - reserve) / KV bytes per token
 
-  // --- scheduling policy and limits ---
+  bool operator==(const CostOverrides&) const = default;
+};
+
+// Scheduling policy and limits: batching, admission, prefill, KV memory, context limits.
+struct SchedulingPolicy {
   BatchPolicy batching = BatchPolicy::continuous;
   int max_batch_size = 32;
   double batch_window_ms = 50;  // static batching: wait at most this long for a full batch
@@ -127,10 +154,10 @@ struct SimConfig {
   // prefills at once). A prefill takes requests in FIFO order while their prompt tokens
   // (padded to 16) fit max_batch_prefill_tokens and prompt + max_new (padded) fit what
   // max_batch_total_tokens leaves beside the running batch.
-  double waiting_served_ratio = 1.2;      // TGI --waiting-served-ratio
-  int max_waiting_tokens = 20;            // TGI --max-waiting-tokens
-  int64_t max_batch_prefill_tokens = 0;   // TGI --max-batch-prefill-tokens; 0: no limit
-  int64_t max_batch_total_tokens = 0;     // TGI --max-batch-total-tokens; 0: the KV capacity
+  double waiting_served_ratio = 1.2;     // TGI --waiting-served-ratio
+  int max_waiting_tokens = 20;           // TGI --max-waiting-tokens
+  int64_t max_batch_prefill_tokens = 0;  // TGI --max-batch-prefill-tokens; 0: no limit
+  int64_t max_batch_total_tokens = 0;    // TGI --max-batch-total-tokens; 0: the KV capacity
   // chunked (vLLM): tokens one step processes (decode tokens + prompt chunks); the number of
   // sequences is max_batch_size (vLLM --max-num-seqs).
   int64_t max_num_batched_tokens = 2048;  // vLLM --max-num-batched-tokens
@@ -140,14 +167,30 @@ struct SimConfig {
   bool prefix_caching = false;
   int64_t prefix_cache_tokens = 0;
 
-  // --- text ---
+  bool operator==(const SchedulingPolicy&) const = default;
+};
+
+// How text becomes tokens and when generation stops.
+struct TextOptions {
   int chars_per_token = 4;                  // prompt tokens = ceil(bytes / chars_per_token)
   int chat_tokens_per_message = 0;          // template tokens added per chat message
   int default_max_tokens_completions = 16;  // OpenAI completions default max_tokens
   double eos_probability = 0;  // per-token chance of EOS (after the first) unless ignore_eos
 
-  // --- faults ---
-  std::vector<FaultRate> fault_rates;  // --fault-rate 503=0.01,reset=0.001 (seeded by `seed`)
+  bool operator==(const TextOptions&) const = default;
+};
+
+// Every parameter of the simulated server, in its parts.
+struct SimConfig {
+  ServerOptions server;
+  ModelShape model;
+  GpuFigures gpu;
+  Parallelism parallel;
+  CostOverrides cost;
+  SchedulingPolicy sched;
+  TextOptions text;
+  std::vector<FaultRate> faults;  // --fault-rate 503=0.01,reset=0.001 (seeded by server.seed)
+  SimServerLimits limits;  // idle/read timeouts, connection cap, fault headers (server_limits.h)
 };
 
 // Preset by name: "pytorch", "fastapi", "tgi", "instant" (tests: 1 ms steps, no limits).
@@ -156,7 +199,17 @@ SimConfig preset_config(std::string_view name);
 // The preset names, for help text.
 std::vector<std::string> preset_names();
 
-// Checks ranges; throws sb::Error(usage) naming the field.
+// Range checks, one per part; each throws sb::Error(usage) naming the flag of the bad value.
+// validate(SimConfig) checks every part (SimServerLimits: server_limits.h) and the rules that
+// span parts (the batch-size / token-budget and context-limit ones).
+void validate(const ServerOptions& s);
+void validate(const ModelShape& m);
+void validate(const GpuFigures& g);
+void validate(const Parallelism& p);
+void validate(const CostOverrides& c);
+void validate(const SchedulingPolicy& s);
+void validate(const TextOptions& t);
+void validate(const FaultRate& f);
 void validate(const SimConfig& c);
 
 }  // namespace sb::sim

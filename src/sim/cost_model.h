@@ -1,7 +1,7 @@
 #pragma once
 // The simulator's cost model: how long prefill and a decode step take on the configured
 // GPU(s) for the configured model and precision (docs/simulator.md derives it). With N =
-// tensor_parallel GPUs (Megatron-style: each holds 1/N of the weights and of the KV heads,
+// parallel.tp GPUs (Megatron-style: each holds 1/N of the weights and of the KV heads,
 // and every layer ends its attention and its MLP with an all-reduce):
 //
 //   weights_read      = (params - embedding) x bytes_per_param / N / (bandwidth x efficiency)
@@ -79,7 +79,7 @@ class CostModel {
   int64_t kv_capacity_tokens_;
   double weights_read_s_;
   double kv_read_per_token_s_;
-  double per_token_compute_s_;     // one decode token
+  double per_token_compute_s_;      // one decode token
   double prefill_token_compute_s_;  // one prompt token
   double attention_pair_s_;         // one (query, key) pair of prefill attention
   double step_overhead_s_;
@@ -95,10 +95,5 @@ double prefill_attention_pairs(int64_t start, int64_t tokens);
 
 // Per-GPU KV bytes of one token: 2 x layers x ceil(kv_heads / N) x head_dim x kv_bytes.
 double kv_bytes_per_token_per_gpu(const SimConfig& c);
-
-// Checks the tensor-parallel and precision fields (tensor_parallel 1..64, a positive
-// interconnect bandwidth, dequant_overhead >= 0, positive bytes per parameter and per KV
-// element); throws sb::Error(usage) naming the field. sim::validate checks the others.
-void validate_cost_fields(const SimConfig& c);
 
 }  // namespace sb::sim

@@ -19,25 +19,26 @@ namespace {
 // of the memory bandwidth (30.6 ms per step of 13.5 GB of weights at 600 GB/s, the benchmark's
 // fastest ms/token at one user), prefill at 70% of peak FLOP/s (Vidur's measured 70-75%).
 void tgi_1x(SimConfig& c) {
-  c.batching = BatchPolicy::continuous;
-  c.prefill_mode = PrefillMode::separate;
-  c.kv_allocation = KvAllocation::reserve;
-  c.kv_block_tokens = 16;
-  c.waiting_served_ratio = 1.2;
-  c.max_waiting_tokens = 20;
-  c.max_batch_prefill_tokens = 4096;
-  c.max_batch_total_tokens = 0;  // the warm-up's figure: the KV capacity
-  c.max_batch_size = 32;         // no such limit in TGI 1.0.3 flash models; the study's cap
-  c.queue_limit = 96;            // --max-concurrent-requests 128 less a full batch of 32
-  c.prefix_caching = false;      // TGI 2.x added it; 1.x recomputes every prompt
-  c.max_input_tokens = 1024;
-  c.max_total_tokens = 2048;
-  c.bandwidth_efficiency = 0.735;
-  c.mfu = 0.70;
-  c.step_overhead_ms = 0.0;     // CUDA graphs off in 1.0.3, but launches hide under the weight read
-  c.prefill_overhead_ms = 4.0;  // the Python shard re-tokenises and builds the batch
-  c.overhead_ms = 0.5;          // Rust router: validation (tokenizer) before the queue
-  c.serial_lock = false;
+  c.sched.batching = BatchPolicy::continuous;
+  c.sched.prefill_mode = PrefillMode::separate;
+  c.sched.kv_allocation = KvAllocation::reserve;
+  c.sched.kv_block_tokens = 16;
+  c.sched.waiting_served_ratio = 1.2;
+  c.sched.max_waiting_tokens = 20;
+  c.sched.max_batch_prefill_tokens = 4096;
+  c.sched.max_batch_total_tokens = 0;  // the warm-up's figure: the KV capacity
+  c.sched.max_batch_size = 32;         // no such limit in TGI 1.0.3 flash models; the study's cap
+  c.sched.queue_limit = 96;            // --max-concurrent-requests 128 less a full batch of 32
+  c.sched.prefix_caching = false;      // TGI 2.x added it; 1.x recomputes every prompt
+  c.sched.max_input_tokens = 1024;
+  c.sched.max_total_tokens = 2048;
+  c.gpu.bandwidth_efficiency = 0.735;
+  c.gpu.mfu = 0.70;
+  c.cost.step_overhead_ms =
+      0.0;  // CUDA graphs off in 1.0.3, but launches hide under the weight read
+  c.cost.prefill_overhead_ms = 4.0;  // the Python shard re-tokenises and builds the batch
+  c.sched.overhead_ms = 0.5;         // Rust router: validation (tokenizer) before the queue
+  c.sched.serial_lock = false;
 }
 
 // vLLM (V1 engine): chunked prefill with max_num_batched_tokens 2048 per step
@@ -47,21 +48,21 @@ void tgi_1x(SimConfig& c) {
 // 13 ms on H100 before the fix; 0.6.0's multi-step and async output processing hide most of it:
 // 1 ms kept).
 void vllm(SimConfig& c) {
-  c.batching = BatchPolicy::continuous;
-  c.prefill_mode = PrefillMode::chunked;
-  c.kv_allocation = KvAllocation::paged;
-  c.kv_block_tokens = 16;
-  c.max_num_batched_tokens = 2048;
-  c.max_batch_size = 256;
-  c.queue_limit = 0;  // vLLM queues without bound
-  c.prefix_caching = true;
-  c.prefix_cache_tokens = 0;
-  c.bandwidth_efficiency = 0.8;
-  c.mfu = 0.7;
-  c.step_overhead_ms = 1.0;
-  c.prefill_overhead_ms = 0;
-  c.overhead_ms = 1.0;  // OpenAI server: FastAPI routing, tokenisation (async, overlapped)
-  c.serial_lock = false;
+  c.sched.batching = BatchPolicy::continuous;
+  c.sched.prefill_mode = PrefillMode::chunked;
+  c.sched.kv_allocation = KvAllocation::paged;
+  c.sched.kv_block_tokens = 16;
+  c.sched.max_num_batched_tokens = 2048;
+  c.sched.max_batch_size = 256;
+  c.sched.queue_limit = 0;  // vLLM queues without bound
+  c.sched.prefix_caching = true;
+  c.sched.prefix_cache_tokens = 0;
+  c.gpu.bandwidth_efficiency = 0.8;
+  c.gpu.mfu = 0.7;
+  c.cost.step_overhead_ms = 1.0;
+  c.cost.prefill_overhead_ms = 0;
+  c.sched.overhead_ms = 1.0;  // OpenAI server: FastAPI routing, tokenisation (async, overlapped)
+  c.sched.serial_lock = false;
 }
 
 // TensorRT-LLM (trtllm-serve, inflight batching): its --max_num_tokens 8192 tokens per step and
@@ -69,21 +70,21 @@ void vllm(SimConfig& c) {
 // block reuse in 32-token blocks (tokens_per_block: an assumption, not checked against the
 // source); C++ runtime with CUDA graphs: the smallest per-step overhead (0.3 ms, assumed).
 void trtllm(SimConfig& c) {
-  c.batching = BatchPolicy::continuous;
-  c.prefill_mode = PrefillMode::chunked;
-  c.kv_allocation = KvAllocation::paged;
-  c.kv_block_tokens = 32;
-  c.max_num_batched_tokens = 8192;
-  c.max_batch_size = 256;
-  c.queue_limit = 0;
-  c.prefix_caching = true;
-  c.prefix_cache_tokens = 0;
-  c.bandwidth_efficiency = 0.82;
-  c.mfu = 0.75;
-  c.step_overhead_ms = 0.3;
-  c.prefill_overhead_ms = 0;
-  c.overhead_ms = 0.5;
-  c.serial_lock = false;
+  c.sched.batching = BatchPolicy::continuous;
+  c.sched.prefill_mode = PrefillMode::chunked;
+  c.sched.kv_allocation = KvAllocation::paged;
+  c.sched.kv_block_tokens = 32;
+  c.sched.max_num_batched_tokens = 8192;
+  c.sched.max_batch_size = 256;
+  c.sched.queue_limit = 0;
+  c.sched.prefix_caching = true;
+  c.sched.prefix_cache_tokens = 0;
+  c.gpu.bandwidth_efficiency = 0.82;
+  c.gpu.mfu = 0.75;
+  c.cost.step_overhead_ms = 0.3;
+  c.cost.prefill_overhead_ms = 0;
+  c.sched.overhead_ms = 0.5;
+  c.sched.serial_lock = false;
 }
 
 // The Python wrappers: Hugging Face transformers generate() per request, eager PyTorch, one
@@ -92,24 +93,25 @@ void trtllm(SimConfig& c) {
 // API server 33% = 4.3 ms, scheduling/Python loop 29% = 3.8 ms, GPU 38%); docs/simulator.md
 // gives the arithmetic.
 void python_common(SimConfig& c) {
-  c.batching = BatchPolicy::none;
-  c.prefill_mode = PrefillMode::fused;
-  c.kv_allocation = KvAllocation::reserve;
-  c.max_batch_size = 1;
-  c.queue_limit = 0;         // the HTTP server just queues
-  c.prefix_caching = false;  // the context limits stay the model's (transformers has no other)
-  c.bandwidth_efficiency = 0.735;  // the same kernels' weight read as TGI's on this GPU
-  c.mfu = 0.6;                     // eager attention, no flash kernels in prefill
+  c.sched.batching = BatchPolicy::none;
+  c.sched.prefill_mode = PrefillMode::fused;
+  c.sched.kv_allocation = KvAllocation::reserve;
+  c.sched.max_batch_size = 1;
+  c.sched.queue_limit = 0;  // the HTTP server just queues
+  c.sched.prefix_caching =
+      false;  // the context limits stay the model's (transformers has no other)
+  c.gpu.bandwidth_efficiency = 0.735;  // the same kernels' weight read as TGI's on this GPU
+  c.gpu.mfu = 0.6;                     // eager attention, no flash kernels in prefill
 }
 
 // Native PyTorch server: the generate() loop's Python per step (3.8 ms, R5's "scheduling"
 // share), a thin HTTP layer off the model thread (1 ms, overlapped with generation).
 void pytorch(SimConfig& c) {
   python_common(c);
-  c.step_overhead_ms = 3.8;
-  c.prefill_overhead_ms = 2.0;  // tokenizer + generate() setup
-  c.overhead_ms = 1.0;
-  c.serial_lock = false;
+  c.cost.step_overhead_ms = 3.8;
+  c.cost.prefill_overhead_ms = 2.0;  // tokenizer + generate() setup
+  c.sched.overhead_ms = 1.0;
+  c.sched.serial_lock = false;
 }
 
 // FastAPI/uvicorn, one worker whose generate() blocks the event loop: the API server's work
@@ -118,10 +120,10 @@ void pytorch(SimConfig& c) {
 // JSON, tokenising: 10 ms) runs under the same lock and never overlaps another generation.
 void fastapi(SimConfig& c) {
   python_common(c);
-  c.step_overhead_ms = 3.8 + 4.3;
-  c.prefill_overhead_ms = 2.0;
-  c.overhead_ms = 10.0;
-  c.serial_lock = true;
+  c.cost.step_overhead_ms = 3.8 + 4.3;
+  c.cost.prefill_overhead_ms = 2.0;
+  c.sched.overhead_ms = 10.0;
+  c.sched.serial_lock = true;
 }
 
 struct Behaviour {

@@ -154,7 +154,7 @@ void note_request(TraceRecord& tr, const GenRequest& g) {
   tr.batch_sizes.reserve(static_cast<size_t>(g.output_tokens));
 }
 
-// Adds the dice's faults (SimConfig::fault_rates) to the header's: the header wins
+// Adds the dice's faults (SimConfig::faults) to the header's: the header wins
 // field by field; the record's fault gains "rate" when any was drawn.
 void roll_dice(FaultDice* dice, int64_t output_tokens, Faults& f, TraceRecord& tr) {
   if (!dice || dice->empty()) return;
@@ -354,7 +354,7 @@ awaitable<bool> serve_generate(const GenerateContext& ctx, tcp::socket& sock, co
   if (first.verdict != Admission::accepted)
     co_return co_await reject_unadmitted(x, g.stream, first.verdict);
 
-  std::string resp_id = response_id(api, ctx.cfg.seed, id);
+  std::string resp_id = response_id(api, ctx.cfg.server.seed, id);
   int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
                         std::chrono::system_clock::now().time_since_epoch())
                         .count();

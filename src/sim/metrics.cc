@@ -62,17 +62,17 @@ std::string SimMetrics::render(const SchedStats& s, TimePoint now) {
     last_busy_ = s.busy_total;
   }
   double kv_bytes = cost_.kv_bytes_per_token();
-  double fb_bytes = cost_.weights_bytes() + cfg_.memory_reserve_bytes;
-  fb_bytes += cfg_.batching == BatchPolicy::continuous
+  double fb_bytes = cost_.weights_bytes() + cfg_.gpu.memory_reserve_bytes;
+  fb_bytes += cfg_.sched.batching == BatchPolicy::continuous
                   ? static_cast<double>(s.kv_capacity_tokens) * kv_bytes   // paged KV, preallocated
                   : static_cast<double>(s.resident_kv_tokens) * kv_bytes;  // grows with use
-  fb_bytes = std::min(fb_bytes, cfg_.gpu_memory_bytes);
+  fb_bytes = std::min(fb_bytes, cfg_.gpu.memory_bytes);
   double kv_perc = s.kv_capacity_tokens > 0 ? static_cast<double>(s.kv_used_tokens) /
                                                   static_cast<double>(s.kv_capacity_tokens)
                                             : 0.0;
   std::string out;
   out.reserve(8192);
-  std::string model = fmt::format("model_name=\"{}\"", cfg_.model_name);
+  std::string model = fmt::format("model_name=\"{}\"", cfg_.model.name);
   out += "# TYPE tgi_queue_size gauge\n";
   out += fmt::format("tgi_queue_size {}\n", s.waiting);
   out += "# TYPE tgi_batch_current_size gauge\n";
@@ -109,7 +109,7 @@ std::string SimMetrics::render(const SchedStats& s, TimePoint now) {
   std::string gpu = fmt::format(
       "gpu=\"0\",UUID=\"GPU-00000000-0000-0000-0000-000000000000\",device=\"nvidia0\","
       "modelName=\"{}\",Hostname=\"servebench-sim\"",
-      cfg_.gpu_name);
+      cfg_.gpu.name);
   out += "# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %).\n# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n";
   out += fmt::format("DCGM_FI_DEV_GPU_UTIL{{{}}} {}\n", gpu, std::lround(util * 100));
   out +=
@@ -119,12 +119,12 @@ std::string SimMetrics::render(const SchedStats& s, TimePoint now) {
   out +=
       "# HELP DCGM_FI_DEV_POWER_USAGE Power draw (in W).\n# TYPE DCGM_FI_DEV_POWER_USAGE gauge\n";
   out += fmt::format("DCGM_FI_DEV_POWER_USAGE{{{}}} {:.3f}\n", gpu,
-                     cfg_.gpu_idle_power_w + (cfg_.gpu_max_power_w - cfg_.gpu_idle_power_w) * util);
+                     cfg_.gpu.idle_power_w + (cfg_.gpu.max_power_w - cfg_.gpu.idle_power_w) * util);
   out +=
       "# HELP DCGM_FI_DEV_MEM_COPY_UTIL Memory utilization (in %).\n# TYPE "
       "DCGM_FI_DEV_MEM_COPY_UTIL gauge\n";
   out += fmt::format("DCGM_FI_DEV_MEM_COPY_UTIL{{{}}} {}\n", gpu,
-                     std::lround(util * cfg_.bandwidth_efficiency * 100));
+                     std::lround(util * cfg_.gpu.bandwidth_efficiency * 100));
   return out;
 }
 

@@ -55,6 +55,7 @@ SimConfig preset_or_file_config(std::string_view preset_or_path) {
   const PresetFile f = read_preset_file(std::string(preset_or_path));
   SimConfig c = preset_config(f.preset.value_or("tgi"));
   apply_preset_file(c, f);
+  validate(c);  // the ranges, as for the same values given as flags
   return c;
 }
 

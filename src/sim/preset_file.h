@@ -37,7 +37,8 @@ bool apply_preset_file(SimConfig& c, const PresetFile& f, std::string_view sourc
 bool is_preset_file(std::string_view preset_or_path);
 
 // The config of a preset name (sim::preset_config) or of a preset file (its base preset, then
-// its values). Throws sb::Error (usage) for an unknown preset or a bad file.
+// its values, then sim::validate). Throws sb::Error (usage) for an unknown preset, a bad file
+// or a value out of range (naming its flag, as for the same value given on the command line).
 SimConfig preset_or_file_config(std::string_view preset_or_path);
 
 }  // namespace sb::sim

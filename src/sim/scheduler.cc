@@ -18,9 +18,10 @@ void stamp_admitted(std::vector<SchedEvent>& out, size_t first, size_t batch) {
 }
 
 int64_t prefix_capacity_blocks(const SimConfig& c, int64_t kv_capacity_tokens) {
-  if (!c.prefix_caching) return 0;
-  const int64_t tokens = c.prefix_cache_tokens > 0 ? c.prefix_cache_tokens : kv_capacity_tokens;
-  return tokens / std::max(1, c.kv_block_tokens);
+  if (!c.sched.prefix_caching) return 0;
+  const int64_t tokens =
+      c.sched.prefix_cache_tokens > 0 ? c.sched.prefix_cache_tokens : kv_capacity_tokens;
+  return tokens / std::max(1, c.sched.kv_block_tokens);
 }
 
 }  // namespace
@@ -28,17 +29,18 @@ int64_t prefix_capacity_blocks(const SimConfig& c, int64_t kv_capacity_tokens) {
 Scheduler::Scheduler(const SimConfig& c)
     : cfg_(c),
       cost_(c),
-      batch_cap_(c.batching == BatchPolicy::none ? 1 : c.max_batch_size),
-      window_(from_s(c.batch_window_ms / 1e3 * c.time_scale)),
-      block_(std::max(1, c.kv_block_tokens)),
+      batch_cap_(c.sched.batching == BatchPolicy::none ? 1 : c.sched.max_batch_size),
+      window_(from_s(c.sched.batch_window_ms / 1e3 * c.server.time_scale)),
+      block_(std::max(1, c.sched.kv_block_tokens)),
       total_blocks_(cost_.kv_capacity_tokens() / block_),
       prefix_(prefix_capacity_blocks(c, cost_.kv_capacity_tokens())) {
   // The policies other than continuous batching only know fused prefill.
-  if (cfg_.batching != BatchPolicy::continuous) {
-    cfg_.prefill_mode = PrefillMode::fused;
-    cfg_.kv_allocation = KvAllocation::reserve;
+  if (cfg_.sched.batching != BatchPolicy::continuous) {
+    cfg_.sched.prefill_mode = PrefillMode::fused;
+    cfg_.sched.kv_allocation = KvAllocation::reserve;
   }
-  if (cfg_.prefill_mode == PrefillMode::separate) cfg_.kv_allocation = KvAllocation::reserve;
+  if (cfg_.sched.prefill_mode == PrefillMode::separate)
+    cfg_.sched.kv_allocation = KvAllocation::reserve;
 }
 
 int64_t Scheduler::tgi_tokens(const Req& q) const {
@@ -49,19 +51,20 @@ Admission Scheduler::submit(const SchedRequest& r, TimePoint now) {
   int64_t need = r.prompt_tokens + r.max_new_tokens;
   int64_t cap = cost_.kv_capacity_tokens();
   Req q{r, now};
-  const bool separate = cfg_.prefill_mode == PrefillMode::separate;
-  const int64_t tgi_budget = cfg_.max_batch_total_tokens > 0 ? cfg_.max_batch_total_tokens : cap;
+  const bool separate = cfg_.sched.prefill_mode == PrefillMode::separate;
+  const int64_t tgi_budget =
+      cfg_.sched.max_batch_total_tokens > 0 ? cfg_.sched.max_batch_total_tokens : cap;
   if (need > cap || (separate && tgi_tokens(q) > tgi_budget) ||
-      (cfg_.kv_allocation == KvAllocation::paged &&
+      (cfg_.sched.kv_allocation == KvAllocation::paged &&
        round_up(need, block_) / block_ > total_blocks_))
     return Admission::kv_full;
   int64_t queued = static_cast<int64_t>(pending_.size() + waiting_.size());
-  if (cfg_.queue_limit > 0 && queued >= cfg_.queue_limit) return Admission::queue_full;
-  if (cfg_.kv_full == KvFullAction::reject && kv_reserved_ + kv_waiting_ + need > cap)
+  if (cfg_.sched.queue_limit > 0 && queued >= cfg_.sched.queue_limit) return Admission::queue_full;
+  if (cfg_.sched.kv_full == KvFullAction::reject && kv_reserved_ + kv_waiting_ + need > cap)
     return Admission::kv_full;
   kv_waiting_ += need;
   // Under the serial lock the overhead runs inside the engine (see admit_front).
-  q.ready = cfg_.serial_lock ? now : now + cost_.request_overhead();
+  q.ready = cfg_.sched.serial_lock ? now : now + cost_.request_overhead();
   auto it = std::upper_bound(pending_.begin(), pending_.end(), q.ready,
                              [](TimePoint t, const Req& x) { return t < x.ready; });
   pending_.insert(it, std::move(q));
@@ -89,7 +92,7 @@ std::optional<TimePoint> Scheduler::next_event() const {
     if (!t || x < *t) t = x;
   };
   if (!pending_.empty()) consider(pending_.front().ready);
-  if (!step_end_ && cfg_.batching == BatchPolicy::static_batch && running_.empty() &&
+  if (!step_end_ && cfg_.sched.batching == BatchPolicy::static_batch && running_.empty() &&
       !waiting_.empty() && static_cast<int>(waiting_.size()) < batch_cap_)
     consider(waiting_.front().ready + window_);
   return t;
@@ -110,7 +113,7 @@ void Scheduler::advance(TimePoint now, std::vector<SchedEvent>& out) {
 }
 
 void Scheduler::release(Req& q) {
-  if (cfg_.kv_allocation == KvAllocation::paged) {
+  if (cfg_.sched.kv_allocation == KvAllocation::paged) {
     used_blocks_ -= q.blocks;
     q.blocks = 0;
   } else {
@@ -148,7 +151,7 @@ void Scheduler::finish_step(TimePoint t, std::vector<SchedEvent>& out) {
 }
 
 void Scheduler::try_start_step(TimePoint t, std::vector<SchedEvent>& out) {
-  switch (cfg_.prefill_mode) {
+  switch (cfg_.sched.prefill_mode) {
     case PrefillMode::fused:
       return start_fused(t, out);
     case PrefillMode::separate:
@@ -159,7 +162,7 @@ void Scheduler::try_start_step(TimePoint t, std::vector<SchedEvent>& out) {
 }
 
 bool Scheduler::fits_now(const Req& q) const {
-  if (cfg_.kv_allocation == KvAllocation::paged)
+  if (cfg_.sched.kv_allocation == KvAllocation::paged)
     return used_blocks_ + round_up(q.context(), block_) / block_ <= total_blocks_;
   return kv_reserved_ + q.kv_need() <= cost_.kv_capacity_tokens();
 }
@@ -168,14 +171,14 @@ Nanos Scheduler::admit_front(TimePoint t, std::vector<SchedEvent>& out) {
   Req q = std::move(waiting_.front());
   waiting_.pop_front();
   kv_waiting_ -= q.kv_need();
-  if (cfg_.kv_allocation == KvAllocation::paged) {
+  if (cfg_.sched.kv_allocation == KvAllocation::paged) {
     q.blocks = round_up(q.context(), block_) / block_;
     used_blocks_ += q.blocks;
   } else {
     kv_reserved_ += q.kv_need();
   }
   int64_t cached = 0;
-  if (cfg_.prefix_caching && !q.r.prefix_blocks.empty())
+  if (cfg_.sched.prefix_caching && !q.r.prefix_blocks.empty())
     cached = std::clamp<int64_t>(prefix_.match(q.r.prefix_blocks) * block_, 0, q.context() - 1);
   prefix_hit_tokens_ += cached;
   q.todo = q.context() - cached;
@@ -185,7 +188,7 @@ Nanos Scheduler::admit_front(TimePoint t, std::vector<SchedEvent>& out) {
   if (!q.admitted) {
     q.admitted = true;
     out.push_back({SchedEvent::Kind::admitted, q.r.id, t, 0, 0, false});
-    if (cfg_.serial_lock) overhead = cost_.request_overhead();
+    if (cfg_.sched.serial_lock) overhead = cost_.request_overhead();
   }
   running_.push_back(std::move(q));
   return overhead;
@@ -232,13 +235,13 @@ void Scheduler::begin(TimePoint t, Nanos dur, StepKind kind) {
 
 void Scheduler::start_fused(TimePoint t, std::vector<SchedEvent>& out) {
   bool may_admit = true;
-  if (cfg_.batching == BatchPolicy::static_batch) {
+  if (cfg_.sched.batching == BatchPolicy::static_batch) {
     may_admit =
         running_.empty() && !waiting_.empty() &&
         (static_cast<int>(waiting_.size()) >= batch_cap_ || t >= waiting_.front().ready + window_);
   }
   const int64_t preempted_before = preemptions_;
-  if (cfg_.kv_allocation == KvAllocation::paged) grow_or_preempt();
+  if (cfg_.sched.kv_allocation == KvAllocation::paged) grow_or_preempt();
   may_admit = may_admit && preemptions_ == preempted_before;  // vLLM: no admission that step
   const size_t first_event = out.size();
   Nanos dur{0};
@@ -269,8 +272,8 @@ void Scheduler::start_fused(TimePoint t, std::vector<SchedEvent>& out) {
 std::optional<Nanos> Scheduler::tgi_next_batch(std::optional<size_t> min_size, TimePoint t,
                                                std::vector<SchedEvent>& out) {
   if (waiting_.empty() || (min_size && waiting_.size() < *min_size)) return std::nullopt;
-  int64_t budget =
-      cfg_.max_batch_total_tokens > 0 ? cfg_.max_batch_total_tokens : cost_.kv_capacity_tokens();
+  int64_t budget = cfg_.sched.max_batch_total_tokens > 0 ? cfg_.sched.max_batch_total_tokens
+                                                         : cost_.kv_capacity_tokens();
   for (const auto& q : running_) budget -= tgi_tokens(q);
   int64_t prefill = 0, total = 0;
   size_t n = 0;
@@ -278,7 +281,8 @@ std::optional<Nanos> Scheduler::tgi_next_batch(std::optional<size_t> min_size, T
     if (static_cast<int>(running_.size() + n) >= batch_cap_) break;
     prefill += round_up(q.r.prompt_tokens, block_);
     total += tgi_tokens(q);
-    if ((cfg_.max_batch_prefill_tokens > 0 && prefill > cfg_.max_batch_prefill_tokens) ||
+    if ((cfg_.sched.max_batch_prefill_tokens > 0 &&
+         prefill > cfg_.sched.max_batch_prefill_tokens) ||
         total > budget)
       break;
     ++n;
@@ -297,9 +301,9 @@ void Scheduler::start_separate(TimePoint t, std::vector<SchedEvent>& out) {
     admitted = tgi_next_batch(std::nullopt, t, out);
   } else if (may_concat_) {
     std::optional<size_t> min_size;
-    if (waiting_tokens_ < cfg_.max_waiting_tokens)
+    if (waiting_tokens_ < cfg_.sched.max_waiting_tokens)
       min_size = static_cast<size_t>(
-          std::floor(static_cast<double>(running_.size()) * cfg_.waiting_served_ratio));
+          std::floor(static_cast<double>(running_.size()) * cfg_.sched.waiting_served_ratio));
     admitted = tgi_next_batch(min_size, t, out);
   }
   if (admitted) {  // a prefill of the new requests only; the running batch waits
@@ -323,9 +327,9 @@ void Scheduler::start_separate(TimePoint t, std::vector<SchedEvent>& out) {
 
 void Scheduler::start_chunked(TimePoint t, std::vector<SchedEvent>& out) {
   const int64_t preempted_before = preemptions_;
-  if (cfg_.kv_allocation == KvAllocation::paged) grow_or_preempt();
+  if (cfg_.sched.kv_allocation == KvAllocation::paged) grow_or_preempt();
   const int64_t resident = resident_tokens();
-  int64_t budget = cfg_.max_num_batched_tokens;
+  int64_t budget = cfg_.sched.max_num_batched_tokens;
   int64_t decode = 0, prompt = 0;
   for (auto& q : running_)
     if (q.todo == 0) {
@@ -363,7 +367,7 @@ SchedStats Scheduler::stats() const {
   s.waiting = static_cast<int64_t>(pending_.size() + waiting_.size());
   s.running = static_cast<int64_t>(running_.size());
   s.kv_used_tokens =
-      cfg_.kv_allocation == KvAllocation::paged ? used_blocks_ * block_ : kv_reserved_;
+      cfg_.sched.kv_allocation == KvAllocation::paged ? used_blocks_ * block_ : kv_reserved_;
   s.kv_capacity_tokens = cost_.kv_capacity_tokens();
   for (const auto& q : running_) {
     s.batch_max_tokens += q.kv_need();

@@ -6,7 +6,7 @@
 // overhead (in parallel, or under the serial lock inside the engine), waits in a FIFO queue,
 // is admitted into the running batch when the policy, the batch size and the KV memory allow,
 // has its prompt prefilled and then gets one token per decode step. How prefill shares the GPU
-// with decoding is SimConfig::prefill_mode:
+// with decoding is SimConfig::sched.prefill_mode:
 //   fused:    a step that admits requests prefills them and decodes the batch: duration =
 //             [serial overhead] + prefill(new prompt tokens) + decode_step(batch, resident KV);
 //             every running request gets a token at its end. A lone request takes
@@ -21,7 +21,7 @@
 //             chunks of prompts (partly prefilled ones first, then newly admitted ones); cost
 //             mixed_step(decoding, resident KV, prompt tokens). A request gets its first token
 //             at the end of the step that completes its prompt.
-// KV (SimConfig::kv_allocation): reserve holds prompt + max_new tokens from admission to the
+// KV (SimConfig::sched.kv_allocation): reserve holds prompt + max_new tokens from admission to the
 // end; paged holds ceil((prompt + generated) / kv_block_tokens) blocks, taking a block when a
 // sequence crosses into one. When no block is free, the most recently admitted running request
 // is preempted by recompute: it frees its blocks, goes back to the front of the queue and, when

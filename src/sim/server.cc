@@ -138,7 +138,7 @@ void Server::Impl::finish(TraceRecord& tr) {
   std::lock_guard lock(trace_mu);
   if (trace_file.is_open())
     trace_file << to_json_line(tr) << std::endl;  // a line per request, flushed
-  if (cfg.trace_in_memory) records.push_back(std::move(tr));
+  if (cfg.server.trace_in_memory) records.push_back(std::move(tr));
 }
 
 awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, ApiKind api) {
@@ -233,7 +233,7 @@ awaitable<bool> Server::Impl::read_request(tcp::socket& sock, beast::flat_buffer
   }
   dog.arm(seconds(cfg.limits.read_timeout_s));
   http::request_parser<http::string_body> parser;
-  parser.body_limit(cfg.max_body_bytes);
+  parser.body_limit(cfg.server.max_body_bytes);
   parser.header_limit(64 * 1024);
   co_await http::async_read_header(sock, buf, parser, asio::redirect_error(use_awaitable, ec));
   if (!ec && !parser.is_done()) {
@@ -251,7 +251,7 @@ awaitable<bool> Server::Impl::read_request(tcp::socket& sock, beast::flat_buffer
   dog.disarm();
   if (ec == http::error::body_limit) {
     std::string msg =
-        fmt::format("Payload too large: the body exceeds {} bytes", cfg.max_body_bytes);
+        fmt::format("Payload too large: the body exceeds {} bytes", cfg.server.max_body_bytes);
     const ApiKind api = error_api(parser.get().target());
     co_await write_all(sock,
                        http_response(413, "application/json", error_body(api, 413, msg), false));
@@ -284,7 +284,7 @@ awaitable<bool> Server::Impl::gate_faults(tcp::socket& sock, Request& req, bool&
       fmt::print(stderr,
                  "servebench sim: ignoring x-sim-fault headers: the server listens on {}, not "
                  "a loopback address (--allow-fault-headers honours them); said once\n",
-                 cfg.host);
+                 cfg.server.host);
     req.erase(it);
     co_return true;
   }
@@ -343,7 +343,7 @@ awaitable<void> Server::Impl::reject_connection(tcp::socket sock) {
 
 // Out of descriptors the listener stays readable: wait before the next try (never spin).
 awaitable<void> Server::Impl::accept_loop() {
-  AcceptBackoff backoff(fmt::format("servebench sim on {}:{}", cfg.host, port));
+  AcceptBackoff backoff(fmt::format("servebench sim on {}:{}", cfg.server.host, port));
   size_t next = 0;
   for (;;) {
     auto& ctx = *ctxs[next++ % ctxs.size()];
@@ -369,19 +369,22 @@ uint16_t Server::Impl::start() {
   if (running) return port;
   validate(cfg);
   validate(cfg.limits);
-  fault_headers = fault_headers_allowed(cfg.limits, cfg.host);
+  fault_headers = fault_headers_allowed(cfg.limits, cfg.server.host);
   max_connections = effective_max_connections(cfg.limits, fd::descriptor_limit().soft);
-  if (!dice) dice = std::make_unique<FaultDice>(cfg.fault_rates, cfg.seed);
+  if (!dice) dice = std::make_unique<FaultDice>(cfg.faults, cfg.server.seed);
   metrics = std::make_unique<SimMetrics>(cfg);
-  for (int i = 0; i < cfg.threads; ++i) ctxs.push_back(std::make_unique<asio::io_context>(1));
-  engine = std::make_unique<Engine>(cfg, cfg.threads == 1 ? ctxs[0].get() : nullptr);
+  for (int i = 0; i < cfg.server.threads; ++i)
+    ctxs.push_back(std::make_unique<asio::io_context>(1));
+  engine = std::make_unique<Engine>(cfg, cfg.server.threads == 1 ? ctxs[0].get() : nullptr);
   try {
     acceptor = std::make_unique<tcp::acceptor>(*ctxs[0]);
     error_code ec;
-    auto addr = asio::ip::make_address(cfg.host == "localhost" ? "127.0.0.1" : cfg.host, ec);
+    auto addr =
+        asio::ip::make_address(cfg.server.host == "localhost" ? "127.0.0.1" : cfg.server.host, ec);
     if (ec)
-      throw Error(fmt::format("sim: --host '{}' is not an IP address", cfg.host), ExitCode::usage);
-    tcp::endpoint ep(addr, cfg.port);
+      throw Error(fmt::format("sim: --host '{}' is not an IP address", cfg.server.host),
+                  ExitCode::usage);
+    tcp::endpoint ep(addr, cfg.server.port);
     acceptor->open(ep.protocol());
     acceptor->set_option(tcp::acceptor::reuse_address(true));
     acceptor->bind(ep);
@@ -391,13 +394,13 @@ uint16_t Server::Impl::start() {
     acceptor.reset();
     engine.reset();  // its timer may live on ctxs[0]
     ctxs.clear();
-    throw Error(
-        fmt::format("sim: cannot listen on {}:{}: {}", cfg.host, cfg.port, e.code().message()));
+    throw Error(fmt::format("sim: cannot listen on {}:{}: {}", cfg.server.host, cfg.server.port,
+                            e.code().message()));
   }
-  if (!cfg.trace_path.empty() && !trace_file.is_open()) {
-    trace_file.open(cfg.trace_path, std::ios::out | std::ios::app);
+  if (!cfg.server.trace_path.empty() && !trace_file.is_open()) {
+    trace_file.open(cfg.server.trace_path, std::ios::out | std::ios::app);
     if (!trace_file)
-      throw Error(fmt::format("sim: cannot write --trace file '{}'", cfg.trace_path),
+      throw Error(fmt::format("sim: cannot write --trace file '{}'", cfg.server.trace_path),
                   ExitCode::usage);
   }
   CostModel cost(cfg);
@@ -408,18 +411,18 @@ uint16_t Server::Impl::start() {
       R"("max_batch_total_tokens":{},"max_waiting_tokens":20,"max_batch_size":{},"validation_workers":2,)"
       R"("max_client_batch_size":4,"router":"text-generation-router","version":"2.0.4","sha":null,)"
       R"("docker_label":null,"servebench_sim":{{"preset":"{}","batching":"{}","time_scale":{}}}}})",
-      cfg.model_name, cfg.queue_limit + cfg.max_batch_size, cfg.max_input_tokens,
-      cfg.max_total_tokens, cost.kv_capacity_tokens(), cfg.max_batch_size, cfg.preset,
-      to_string(cfg.batching), cfg.time_scale);
+      cfg.model.name, cfg.sched.queue_limit + cfg.sched.max_batch_size, cfg.sched.max_input_tokens,
+      cfg.sched.max_total_tokens, cost.kv_capacity_tokens(), cfg.sched.max_batch_size,
+      cfg.server.preset, to_string(cfg.sched.batching), cfg.server.time_scale);
   int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
                         std::chrono::system_clock::now().time_since_epoch())
                         .count();
   models_json = fmt::format(
       R"({{"object":"list","data":[{{"id":"{0}","object":"model","created":{1},"owned_by":"vllm",)"
       R"("root":"{0}","parent":null,"max_model_len":{2},"permission":[]}}]}})",
-      cfg.model_name, created, cfg.max_total_tokens);
+      cfg.model.name, created, cfg.sched.max_total_tokens);
   engine->start();
-  registered.emplace(cfg.host, port, cfg.threads + 1);  // + the engine's thread
+  registered.emplace(cfg.server.host, port, cfg.server.threads + 1);  // + the engine's thread
   asio::co_spawn(*ctxs[0], accept_loop(), asio::detached);
   for (auto& c : ctxs)
     threads.emplace_back([ctx = c.get()] {
@@ -454,7 +457,7 @@ void Server::stop() {
   impl_->stop();
 }
 std::string Server::url() const {
-  std::string host = impl_->cfg.host;
+  std::string host = impl_->cfg.server.host;
   if (host == "0.0.0.0" || host.empty()) host = "127.0.0.1";
   if (host.find(':') != std::string::npos) host = "[" + host + "]";
   return fmt::format("http://{}:{}", host, impl_->port);

@@ -33,8 +33,8 @@ TEST(CalibrateFiles, PresetFileAndResidualsAreConsistentWithTheRuns) {
   EXPECT_EQ(values.at("max_batch_size"), 16) << "the base file's value, not fitted, kept";
   EXPECT_TRUE(values.count("bandwidth-efficiency") && values.count("waiting-served-ratio"));
   const sim::SimConfig c = sim::preset_or_file_config(fit.string());
-  EXPECT_EQ(c.max_batch_size, 16);
-  EXPECT_DOUBLE_EQ(c.mfu, values.at("mfu"));
+  EXPECT_EQ(c.sched.max_batch_size, 16);
+  EXPECT_DOUBLE_EQ(c.gpu.mfu, values.at("mfu"));
   std::ifstream in(fit);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   for (const char* level : {"c1", "c2", "c6"})
@@ -80,14 +80,14 @@ TEST(PresetFiles, PresetOrFileAcceptsBothAndNamesBadKeys) {
   EXPECT_TRUE(sim::is_preset_file("fit.yaml"));
   EXPECT_TRUE(sim::is_preset_file("fit.yml"));
   EXPECT_TRUE(sim::is_preset_file("./presets/fit"));
-  EXPECT_EQ(sim::preset_or_file_config("pytorch").preset, "pytorch");
+  EXPECT_EQ(sim::preset_or_file_config("pytorch").server.preset, "pytorch");
   const Scratch s("presetfile");
   const fs::path f = s.write("p.yaml", "preset: fastapi\nstep-overhead-ms: 9.5\noverhead_ms: 3\n");
   const sim::SimConfig c = sim::preset_or_file_config(f.string());
-  EXPECT_EQ(c.preset, "fastapi");
-  EXPECT_DOUBLE_EQ(c.step_overhead_ms, 9.5);
-  EXPECT_DOUBLE_EQ(c.overhead_ms, 3);
-  EXPECT_TRUE(c.serial_lock) << "the rest is the base preset's";
+  EXPECT_EQ(c.server.preset, "fastapi");
+  EXPECT_DOUBLE_EQ(c.cost.step_overhead_ms, 9.5);
+  EXPECT_DOUBLE_EQ(c.sched.overhead_ms, 3);
+  EXPECT_TRUE(c.sched.serial_lock) << "the rest is the base preset's";
   const fs::path bad = s.write("bad.yaml", "preset: tgi\nstep_overhead: 1\n");
   try {
     sim::preset_or_file_config(bad.string());

@@ -47,7 +47,7 @@ TEST(FitParams, TheInterferenceKnobFollowsThePrefillMode) {
   EXPECT_EQ(names(sim::preset_config("tgi")), tgi);
   EXPECT_EQ(names(sim::preset_config("pytorch")), common) << "fused: no interference knob";
   sim::SimConfig vllm = sim::preset_config("tgi");
-  vllm.prefill_mode = sim::PrefillMode::chunked;
+  vllm.sched.prefill_mode = sim::PrefillMode::chunked;
   auto chunked = common;
   chunked.push_back("max-num-batched-tokens");
   EXPECT_EQ(names(vllm), chunked);

@@ -13,9 +13,9 @@ namespace sb::testing {
 inline std::unique_ptr<sim::Server> start_sim(const std::string& preset = "instant",
                                               double time_scale = 1.0) {
   sim::SimConfig c = sim::preset_config(preset);
-  c.host = "127.0.0.1";
-  c.port = 0;
-  c.time_scale = time_scale;
+  c.server.host = "127.0.0.1";
+  c.server.port = 0;
+  c.server.time_scale = time_scale;
   auto s = std::make_unique<sim::Server>(c);
   s->start();
   return s;

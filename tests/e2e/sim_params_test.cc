@@ -52,14 +52,14 @@ TEST(SimParams, PresetFlagBeatsTheFilesPreset) {
   const TempYaml file("preset: pytorch\nmax_batch_size: 7\n");
   SimFlags f;
   f.config_file = file.path();
-  EXPECT_EQ(resolve_sim_config(f).preset, "pytorch");  // the file's, without the flag
+  EXPECT_EQ(resolve_sim_config(f).server.preset, "pytorch");  // the file's, without the flag
   f.preset = "instant";
   const sim::SimConfig c = resolve_sim_config(f);
-  EXPECT_EQ(c.preset, "instant");
-  EXPECT_EQ(c.max_batch_size, 7) << "the file still overrides the flag's preset";
+  EXPECT_EQ(c.server.preset, "instant");
+  EXPECT_EQ(c.sched.max_batch_size, 7) << "the file still overrides the flag's preset";
   f.config_file.clear();
   f.preset.reset();
-  EXPECT_EQ(resolve_sim_config(f).preset, "tgi");  // neither: the default
+  EXPECT_EQ(resolve_sim_config(f).server.preset, "tgi");  // neither: the default
 }
 
 TEST(SimParams, FlagsBeatTheFileAndTheFileBeatsThePreset) {
@@ -69,11 +69,11 @@ TEST(SimParams, FlagsBeatTheFileAndTheFileBeatsThePreset) {
   f.values["max-batch-size"] = "9";
   f.default_threads = 2;
   const sim::SimConfig c = resolve_sim_config(f);
-  EXPECT_EQ(c.max_batch_size, 9);
-  EXPECT_EQ(c.queue_limit, 3);
-  EXPECT_EQ(c.threads, 5) << "the file's threads, not the command's default";
+  EXPECT_EQ(c.sched.max_batch_size, 9);
+  EXPECT_EQ(c.sched.queue_limit, 3);
+  EXPECT_EQ(c.server.threads, 5) << "the file's threads, not the command's default";
   f.config_file.clear();
-  EXPECT_EQ(resolve_sim_config(f).threads, 2);
+  EXPECT_EQ(resolve_sim_config(f).server.threads, 2);
 }
 
 TEST(SimParams, OutOfRangeIntegersAreUsageErrorsNamingTheRange) {
@@ -85,7 +85,7 @@ TEST(SimParams, OutOfRangeIntegersAreUsageErrorsNamingTheRange) {
     EXPECT_NE(msg.find("out of range 0..65535"), std::string::npos) << bad << ": " << msg;
   }
   f.values["port"] = "65535";
-  EXPECT_EQ(resolve_sim_config(f).port, 65535);
+  EXPECT_EQ(resolve_sim_config(f).server.port, 65535);
   f.values["port"] = "8.5";
   EXPECT_NE(usage_message(f).find("must be an integer"), std::string::npos);
   f.values.clear();
@@ -104,16 +104,16 @@ TEST(SimParams, SeedsKeepAll64Bits) {
   SimFlags f;
   // 2^53 + 1: the first integer a double cannot hold.
   f.values["seed"] = "9007199254740993";
-  EXPECT_EQ(resolve_sim_config(f).seed, 9007199254740993ull);
+  EXPECT_EQ(resolve_sim_config(f).server.seed, 9007199254740993ull);
   f.values["seed"] = "18446744073709551615";
-  EXPECT_EQ(resolve_sim_config(f).seed, 18446744073709551615ull);
+  EXPECT_EQ(resolve_sim_config(f).server.seed, 18446744073709551615ull);
   f.values["seed"] = "18446744073709551616";
   EXPECT_NE(usage_message(f).find("out of range 0..18446744073709551615"), std::string::npos);
 
   const TempYaml file("seed: 18446744073709551557\n");
   f.values.clear();
   f.config_file = file.path();
-  EXPECT_EQ(resolve_sim_config(f).seed, 18446744073709551557ull);
+  EXPECT_EQ(resolve_sim_config(f).server.seed, 18446744073709551557ull);
 }
 
 TEST(SimCommand, PortOutOfRangeExitsTwo) {

@@ -257,9 +257,9 @@ TEST(ProxyFaults, MixedSimulatorFaultsThroughTheProxyLoseNoRecord) {
   // The simulator's own fault dice (--fault-rate) behind a delaying proxy: whatever
   // happens to each request, each has exactly one record with an end time.
   sim::SimConfig sc = sim::preset_config("instant");
-  sc.host = "127.0.0.1";
-  sc.port = 0;
-  sc.fault_rates = sim::parse_fault_rates("503=0.1,429=0.1,reset=0.1,disconnect=0.1,malformed=0.1");
+  sc.server.host = "127.0.0.1";
+  sc.server.port = 0;
+  sc.faults = sim::parse_fault_rates("503=0.1,429=0.1,reset=0.1,disconnect=0.1,malformed=0.1");
   sim::Server sim(sc);
   sim.start();
   auto cfg = base_config(sim);

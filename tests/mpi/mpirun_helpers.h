@@ -94,10 +94,10 @@ class SimFixture : public ::testing::Test {
   void SetUp() override {
     if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
     sim::SimConfig c = sim::preset_config("instant");
-    c.host = "127.0.0.1";
-    c.port = 0;
-    c.time_scale = time_scale_;  // decode steps of time_scale ms
-    c.threads = 1;
+    c.server.host = "127.0.0.1";
+    c.server.port = 0;
+    c.server.time_scale = time_scale_;  // decode steps of time_scale ms
+    c.server.threads = 1;
     sim_ = std::make_unique<sim::Server>(c);
     sim_->start();
     dir_ = std::filesystem::temp_directory_path() /

@@ -10,9 +10,9 @@ namespace {
 
 std::unique_ptr<sim::Server> start_sim(double time_scale) {
   sim::SimConfig c = sim::preset_config("instant");
-  c.host = "127.0.0.1";
-  c.port = 0;
-  c.time_scale = time_scale;
+  c.server.host = "127.0.0.1";
+  c.server.port = 0;
+  c.server.time_scale = time_scale;
   auto s = std::make_unique<sim::Server>(c);
   s->start();
   return s;

@@ -195,15 +195,15 @@ TEST(Providers, SimCatalogMapRoundTripsToSimTarget) {
   t.replicas = ps[0].sim_replicas;
   const sim::SimConfig c0 = sim_config_of(t, 0);
   const sim::SimConfig c1 = sim_config_of(t, 1);
-  EXPECT_EQ(c0.gpu_name, "NVIDIA H100 80GB HBM3");
-  EXPECT_EQ(c0.model_name, "meta-llama/Llama-3.1-8B-Instruct");
-  EXPECT_EQ(c0.dtype, "fp8");
-  EXPECT_DOUBLE_EQ(c0.gpu_flops, 1979e12);
+  EXPECT_EQ(c0.gpu.name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(c0.model.name, "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(c0.model.dtype, "fp8");
+  EXPECT_DOUBLE_EQ(c0.gpu.flops, 1979e12);
   EXPECT_DOUBLE_EQ(sim::CostModel(c0).weights_bytes(), 8030261248.0);
-  EXPECT_EQ(c1.seed, c0.seed + 1);
-  EXPECT_EQ(c0.preset, t.preset);
+  EXPECT_EQ(c1.server.seed, c0.server.seed + 1);
+  EXPECT_EQ(c0.server.preset, t.preset);
   // The same as the catalog's own config of the choice.
-  EXPECT_EQ(c0.max_total_tokens, sim::config_of(ch).max_total_tokens);
+  EXPECT_EQ(c0.sched.max_total_tokens, sim::config_of(ch).sched.max_total_tokens);
 }
 
 TEST(Providers, SimCatalogMapErrorsNameTheFieldAndTheKnownNames) {

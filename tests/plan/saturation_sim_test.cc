@@ -24,7 +24,7 @@ namespace {
 //     (beyond it a step's cost grows with the batch, so tokens/s stops growing).
 double predicted_knee(const sim::SimConfig& c, int64_t prompt_tokens, int64_t output_tokens) {
   const sim::CostModel m(c);
-  double knee = c.max_batch_size;
+  double knee = c.sched.max_batch_size;
   knee =
       std::min(knee, static_cast<double>(m.kv_capacity_tokens() / (prompt_tokens + output_tokens)));
   int64_t b = 1;

@@ -25,7 +25,7 @@ engine::EngineConfig base_config() {
 
 sim::SimConfig instant() {
   sim::SimConfig s = sim::preset_config("instant");
-  s.time_scale = 0.001;  // ignored: virtual time is model time
+  s.server.time_scale = 0.001;  // ignored: virtual time is model time
   return s;
 }
 
@@ -119,8 +119,8 @@ TEST(VirtualRun, AFullQueueIsRefusedAsTheLiveSimulatorRefusesIt) {
   c.load.concurrency = 8;
   c.load.num_requests = 8;
   sim::SimConfig s = sim::preset_config("tgi");
-  s.max_batch_size = 1;
-  s.queue_limit = 2;
+  s.sched.max_batch_size = 1;
+  s.sched.queue_limit = 2;
   const auto r = run_virtual(c, {s}, {});
   ASSERT_EQ(r.records.size(), 8u);
   int refused = 0;

@@ -11,7 +11,7 @@ namespace {
 
 SimConfig cfg() {
   SimConfig c = preset_config("tgi");
-  c.model_name = "m";
+  c.model.name = "m";
   return c;
 }
 
@@ -183,7 +183,7 @@ TEST(Api, Defaults) {
 
 TEST(Api, EosProbabilityStopsEarlyUnlessIgnored) {
   SimConfig c = cfg();
-  c.eos_probability = 0.5;
+  c.text.eos_probability = 0.5;
   auto g = std::get<GenRequest>(
       parse_generate(ApiKind::completions, R"({"prompt":"a","max_tokens":50})", c));
   EXPECT_LT(g.output_tokens, 50);
@@ -250,9 +250,9 @@ TEST(Api, ErrorBodies) {
 }
 
 TEST(Config, PresetsAndFaultRates) {
-  EXPECT_EQ(preset_config("pytorch").batching, BatchPolicy::none);
-  EXPECT_TRUE(preset_config("fastapi").serial_lock);
-  EXPECT_EQ(preset_config("tgi").max_batch_size, 32);
+  EXPECT_EQ(preset_config("pytorch").sched.batching, BatchPolicy::none);
+  EXPECT_TRUE(preset_config("fastapi").sched.serial_lock);
+  EXPECT_EQ(preset_config("tgi").sched.max_batch_size, 32);
   EXPECT_THROW(preset_config("nope"), std::exception);
   auto r = parse_fault_rates("503=0.01,reset=0.001");
   ASSERT_EQ(r.size(), 2u);

@@ -58,8 +58,8 @@ TEST(Catalog, EveryModelsWeightsAndKvBytesFollowItsShape) {
     EXPECT_DOUBLE_EQ(f.kv_bytes_per_token, 2.0 * m.layers * m.kv_heads * m.head_dim * 2);
     SimConfig c = config_of({"H200", m.name, "vllm", "fp16", m.heads % 8 == 0 ? 8 : 4});
     CostModel cm(c);
-    EXPECT_DOUBLE_EQ(cm.weights_bytes(), m.params * 2 / c.tensor_parallel);
-    EXPECT_EQ(c.model_name, m.hf_id);
+    EXPECT_DOUBLE_EQ(cm.weights_bytes(), m.params * 2 / c.parallel.tp);
+    EXPECT_EQ(c.model.name, m.hf_id);
   }
   // Spot values (config.json of each model).
   EXPECT_DOUBLE_EQ(
@@ -103,32 +103,32 @@ TEST(Catalog, EveryGpuHasItsFiguresAndSource) {
 
 TEST(Catalog, ConfigOfSetsTheGpuModelAndPrecision) {
   SimConfig c = config_of({"H100", "llama-3.1-8b", "vllm", "bf16", 1});
-  EXPECT_EQ(c.gpu_name, "NVIDIA H100 80GB HBM3");
-  EXPECT_DOUBLE_EQ(c.gpu_bandwidth_bytes_per_s, 3.35e12);
-  EXPECT_DOUBLE_EQ(c.gpu_flops, 989e12);
-  EXPECT_DOUBLE_EQ(c.model_params, 8030261248);
-  EXPECT_EQ(c.num_layers, 32);
-  EXPECT_EQ(c.kv_dim, 1024);  // 8 KV heads x 128
-  EXPECT_EQ(c.hidden_size, 4096);
-  EXPECT_EQ(c.model_name, "meta-llama/Llama-3.1-8B-Instruct");
-  EXPECT_EQ(c.preset, "vllm-h100-llama-3.1-8b-bf16-tp1");
-  EXPECT_EQ(c.max_total_tokens, 131072);  // vLLM: max_model_len = the model's context
+  EXPECT_EQ(c.gpu.name, "NVIDIA H100 80GB HBM3");
+  EXPECT_DOUBLE_EQ(c.gpu.bandwidth_bytes_per_s, 3.35e12);
+  EXPECT_DOUBLE_EQ(c.gpu.flops, 989e12);
+  EXPECT_DOUBLE_EQ(c.model.params, 8030261248);
+  EXPECT_EQ(c.model.num_layers, 32);
+  EXPECT_EQ(c.model.kv_dim, 1024);  // 8 KV heads x 128
+  EXPECT_EQ(c.model.hidden_size, 4096);
+  EXPECT_EQ(c.model.name, "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(c.server.preset, "vllm-h100-llama-3.1-8b-bf16-tp1");
+  EXPECT_EQ(c.sched.max_total_tokens, 131072);  // vLLM: max_model_len = the model's context
   EXPECT_NO_THROW(validate(c));
-  EXPECT_NO_THROW(validate_cost_fields(c));
   // Weights 15.01 GB per step (all but the 128256 x 4096 input embedding) at 3.35 TB/s x
   // efficiency.
   CostModel m(c);
-  EXPECT_NEAR(ms(m.decode_step(1, 0)) - c.step_overhead_ms,
-              (8030261248.0 - 128256.0 * 4096) * 2 / (3.35e12 * c.bandwidth_efficiency) * 1e3,
+  EXPECT_NEAR(ms(m.decode_step(1, 0)) - c.cost.step_overhead_ms,
+              (8030261248.0 - 128256.0 * 4096) * 2 / (3.35e12 * c.gpu.bandwidth_efficiency) * 1e3,
               1e-3);
 }
 
 TEST(Catalog, NamesMatchCaseInsensitively) {
   SimConfig a = config_of({"h100", "LLAMA-3.1-8B", "VLLM", "FP8", 1});
   SimConfig b = config_of({"H100", "llama-3.1-8b", "vllm", "fp8", 1});
-  EXPECT_EQ(a.preset, b.preset);
-  EXPECT_DOUBLE_EQ(a.gpu_flops, b.gpu_flops);
-  EXPECT_EQ(config_of({"a10g", "", "tgi", "", 1}).preset, "tgi-1.x-a10g-llama-2-7b-fp16-tp1");
+  EXPECT_EQ(a.server.preset, b.server.preset);
+  EXPECT_DOUBLE_EQ(a.gpu.flops, b.gpu.flops);
+  EXPECT_EQ(config_of({"a10g", "", "tgi", "", 1}).server.preset,
+            "tgi-1.x-a10g-llama-2-7b-fp16-tp1");
 }
 
 TEST(Catalog, EmptyFieldsAreTheTgiPresetsSystem) {
@@ -153,31 +153,32 @@ TEST(Catalog, Fp8HalvesWeightAndKvBytesAndUsesFp8TensorCores) {
   CostModel fp8(c);
   EXPECT_DOUBLE_EQ(fp8.weights_bytes(), fp16.weights_bytes() / 2);
   EXPECT_DOUBLE_EQ(fp8.kv_bytes_per_token(), fp16.kv_bytes_per_token() / 2);
-  EXPECT_DOUBLE_EQ(c.gpu_flops, 1979e12);
-  EXPECT_EQ(c.dequant_overhead, 0);
+  EXPECT_DOUBLE_EQ(c.gpu.flops, 1979e12);
+  EXPECT_EQ(c.model.dequant_overhead, 0);
   // Memory-bound decode: half the bytes, half the weight-read time.
-  EXPECT_NEAR(ms(fp8.decode_step(1, 0)) - c.step_overhead_ms,
-              (ms(fp16.decode_step(1, 0)) - c.step_overhead_ms) / 2, 1e-3);
+  EXPECT_NEAR(ms(fp8.decode_step(1, 0)) - c.cost.step_overhead_ms,
+              (ms(fp16.decode_step(1, 0)) - c.cost.step_overhead_ms) / 2, 1e-3);
   // Without FP8 tensor cores (A100): weight-only FP8 at the FP16 rate, with dequantisation.
   SimConfig a100 = config_of({"A100", "llama-3.1-8b", "vllm", "fp8", 1});
-  EXPECT_DOUBLE_EQ(a100.gpu_flops, 312e12);
-  EXPECT_DOUBLE_EQ(a100.dequant_overhead, 0.10);
+  EXPECT_DOUBLE_EQ(a100.gpu.flops, 312e12);
+  EXPECT_DOUBLE_EQ(a100.model.dequant_overhead, 0.10);
 }
 
 TEST(Catalog, Int4AndInt8AreWeightOnlyWithDequantisation) {
   SimConfig fp16 = config_of({"L40S", "llama-3.1-8b", "vllm", "fp16", 1});
   SimConfig i4 = config_of({"L40S", "llama-3.1-8b", "vllm", "int4", 1});
   SimConfig i8 = config_of({"L40S", "llama-3.1-8b", "vllm", "int8", 1});
-  EXPECT_NEAR(i4.bytes_per_param, 0.5195, 1e-4);
-  EXPECT_DOUBLE_EQ(i8.bytes_per_param, 1);
-  EXPECT_DOUBLE_EQ(i4.kv_bytes_per_elem, 2);  // fp16 KV
-  EXPECT_DOUBLE_EQ(i4.gpu_flops, 362e12);     // matmuls at the FP16 rate
-  const double w16 = ms(CostModel(fp16).decode_step(1, 0)) - fp16.step_overhead_ms;
-  const double w4 = ms(CostModel(i4).decode_step(1, 0)) - i4.step_overhead_ms;
+  EXPECT_NEAR(i4.model.bytes_per_param, 0.5195, 1e-4);
+  EXPECT_DOUBLE_EQ(i8.model.bytes_per_param, 1);
+  EXPECT_DOUBLE_EQ(i4.model.kv_bytes_per_elem, 2);  // fp16 KV
+  EXPECT_DOUBLE_EQ(i4.gpu.flops, 362e12);           // matmuls at the FP16 rate
+  const double w16 = ms(CostModel(fp16).decode_step(1, 0)) - fp16.cost.step_overhead_ms;
+  const double w4 = ms(CostModel(i4).decode_step(1, 0)) - i4.cost.step_overhead_ms;
   // 0.52 / 2 of the bytes, x 1.25 for dequantisation.
   EXPECT_NEAR(w4, w16 * (0.5 + 2.5 / 128) / 2 * 1.25, 1e-3);
   // Compute-bound prefill: FP16 rate x 1.25.
-  EXPECT_NEAR(ms(CostModel(i4).prefill(8000, 0)), ms(CostModel(fp16).prefill(8000, 0)) * 1.25, 1e-2);
+  EXPECT_NEAR(ms(CostModel(i4).prefill(8000, 0)), ms(CostModel(fp16).prefill(8000, 0)) * 1.25,
+              1e-2);
 }
 
 TEST(Catalog, TensorParallelSplitsWeightsAndKvAndAddsAllReduce) {
@@ -194,8 +195,9 @@ TEST(Catalog, TensorParallelSplitsWeightsAndKvAndAddsAllReduce) {
   // Decode at batch 64: weight read (all but the input embedding) halves, the all-reduce is
   // added.
   const double w1 =
-      (m1.weights_bytes() - 128256.0 * 4096 * 2) / (3.35e12 * one.bandwidth_efficiency);
-  EXPECT_NEAR(ms(m2.decode_step(64, 0)), (two.step_overhead_ms / 1e3 + w1 / 2 + ar_s) * 1e3, 1e-3);
+      (m1.weights_bytes() - 128256.0 * 4096 * 2) / (3.35e12 * one.gpu.bandwidth_efficiency);
+  EXPECT_NEAR(ms(m2.decode_step(64, 0)), (two.cost.step_overhead_ms / 1e3 + w1 / 2 + ar_s) * 1e3,
+              1e-3);
   // Replicated KV heads: qwen2.5-7b has 4 KV heads; over 4 GPUs each holds one.
   CostModel q4(config_of({"H100", "qwen2.5-7b", "vllm", "fp16", 4}));
   EXPECT_DOUBLE_EQ(q4.kv_bytes_per_token(), 2.0 * 28 * 1 * 128 * 2);
@@ -206,10 +208,10 @@ TEST(Catalog, TensorParallelSplitsWeightsAndKvAndAddsAllReduce) {
 
 TEST(CostModelTp, ReplicatesKvHeadsBeyondTheirCount) {
   SimConfig c;
-  c.kv_dim = 2 * 128;  // 2 KV heads
-  c.tensor_parallel = 8;
+  c.model.kv_dim = 2 * 128;  // 2 KV heads
+  c.parallel.tp = 8;
   EXPECT_DOUBLE_EQ(kv_bytes_per_token_per_gpu(c), 2.0 * 32 * 128 * 2);
-  c.tensor_parallel = 1;
+  c.parallel.tp = 1;
   EXPECT_DOUBLE_EQ(kv_bytes_per_token_per_gpu(c), 2.0 * 32 * 256 * 2);
 }
 
@@ -221,33 +223,33 @@ TEST(CostModelTp, MixedStepIsDecodePlusPrefillTokensInOnePass) {
   // tokens (no output head); then attention (the resident KV's read and the prompt's pairs)
   // and the all-reduce.
   const double embed = 128256.0 * 4096;
-  const double flop_s = c.gpu_flops * c.mfu;
-  const double decode_s = 2.0 * (c.model_params - embed) / 2 / flop_s;
-  const double prompt_s = 2.0 * (c.model_params - 2 * embed) / 2 / flop_s;
+  const double flop_s = c.gpu.flops * c.gpu.mfu;
+  const double decode_s = 2.0 * (c.model.params - embed) / 2 / flop_s;
+  const double prompt_s = 2.0 * (c.model.params - 2 * embed) / 2 / flop_s;
   const double pairs = prefill_attention_pairs(0, 2032);
   EXPECT_DOUBLE_EQ(pairs, 2032.0 * 2033 / 2);
   const double attention_s = pairs * 4 * 32 * 4096 / 2 / flop_s +
                              1000 * kv_bytes_per_token_per_gpu(c) /
-                                 (c.gpu_bandwidth_bytes_per_s * c.bandwidth_efficiency);
+                                 (c.gpu.bandwidth_bytes_per_s * c.gpu.bandwidth_efficiency);
   EXPECT_NEAR(ms(m.mixed_step(16, 1000, 2032, pairs)),
-              c.step_overhead_ms + (16 * decode_s + 2032 * prompt_s + attention_s) * 1e3 +
+              c.cost.step_overhead_ms + (16 * decode_s + 2032 * prompt_s + attention_s) * 1e3 +
                   ms(m.allreduce(2048)),
               1e-3);
 }
 
 TEST(CostModel, DecodeReadsEveryWeightButTheInputEmbeddingAndThenTheKv) {
   SimConfig c = config_of({"H200", "llama-3.1-8b", "vllm", "fp8", 1});
-  c.step_overhead_ms = 0;
+  c.cost.step_overhead_ms = 0;
   CostModel m(c);
-  const double bw = c.gpu_bandwidth_bytes_per_s * c.bandwidth_efficiency;
-  const double weights_s = (c.model_params - 128256.0 * 4096) * 1 / bw;  // 1 byte per weight
+  const double bw = c.gpu.bandwidth_bytes_per_s * c.gpu.bandwidth_efficiency;
+  const double weights_s = (c.model.params - 128256.0 * 4096) * 1 / bw;  // 1 byte per weight
   EXPECT_NEAR(ms(m.decode_step(1, 0)), weights_s * 1e3, 1e-6);
   // 64 KiB of FP8 KV per token (2 x 32 layers x 8 KV heads x 128 x 1 byte), read after the
   // weights: memory-bound decode is the sum of the two reads.
   EXPECT_DOUBLE_EQ(m.kv_bytes_per_token(), 65536);
   EXPECT_NEAR(ms(m.decode_step(1, 100000)), (weights_s + 100000.0 * 65536 / bw) * 1e3, 1e-6);
   // The memory footprint keeps the embedding.
-  EXPECT_DOUBLE_EQ(m.weights_bytes(), c.model_params);
+  EXPECT_DOUBLE_EQ(m.weights_bytes(), c.model.params);
 }
 
 TEST(CostModel, PrefillAttentionGrowsWithThePromptSquared) {
@@ -262,17 +264,17 @@ TEST(CostModel, PrefillAttentionGrowsWithThePromptSquared) {
   EXPECT_NEAR(with_attention_ms / linear_ms, 1.15, 0.01);
 }
 
-TEST(CostModelTp, ValidatesItsFields) {
+TEST(CostModelTp, ValidateChecksTheParallelAndPrecisionFields) {
   SimConfig c;
-  EXPECT_NO_THROW(validate_cost_fields(c));
-  c.tensor_parallel = 0;
-  EXPECT_THROW(validate_cost_fields(c), Error);
+  EXPECT_NO_THROW(validate(c));
+  c.parallel.tp = 0;
+  EXPECT_THROW(validate(c), Error);
   c = SimConfig{};
-  c.dequant_overhead = -1;
-  EXPECT_THROW(validate_cost_fields(c), Error);
+  c.model.dequant_overhead = -1;
+  EXPECT_THROW(validate(c), Error);
   c = SimConfig{};
-  c.interconnect_bytes_per_s = 0;
-  EXPECT_THROW(validate_cost_fields(c), Error);
+  c.parallel.interconnect_bytes_per_s = 0;
+  EXPECT_THROW(validate(c), Error);
 }
 
 TEST(Catalog, UnknownNamesListTheKnownOnes) {
@@ -330,9 +332,9 @@ TEST(Catalog, LongContextsAreLoweredToWhatTheKvCacheHolds) {
   SimConfig c = config_of({"L4", "llama-3.1-8b", "vllm", "fp16", 1});
   const int64_t cap = CostModel(c).kv_capacity_tokens();
   EXPECT_LT(cap, 131072);
-  EXPECT_LE(c.max_total_tokens, cap);
-  EXPECT_GT(c.max_total_tokens, cap - 16);
-  EXPECT_LT(c.max_input_tokens, c.max_total_tokens);
+  EXPECT_LE(c.sched.max_total_tokens, cap);
+  EXPECT_GT(c.sched.max_total_tokens, cap - 16);
+  EXPECT_LT(c.sched.max_input_tokens, c.sched.max_total_tokens);
   EXPECT_NO_THROW(validate(c));
 }
 
@@ -348,7 +350,7 @@ TEST(Catalog, ListingNamesEveryEntryAndItsSource) {
 
 TEST(Catalog, AServerOfAChoiceAnswersInfoWithTheModelId) {
   SimConfig c = config_of({"H100", "llama-3.1-8b", "vllm", "fp8", 1});
-  c.threads = 1;
+  c.server.threads = 1;
   Server s(c);
   const uint16_t port = s.start();
   testing::Conn conn(port);

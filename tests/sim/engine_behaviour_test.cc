@@ -37,33 +37,33 @@ TEST(EngineBehaviour, SchedulingOfEachEngine) {
   apply_engine_behaviour("trtllm", trt);
   apply_engine_behaviour("pytorch", pt);
   apply_engine_behaviour("fastapi", fa);
-  EXPECT_EQ(tgi.prefill_mode, PrefillMode::separate);
-  EXPECT_EQ(tgi.kv_allocation, KvAllocation::reserve);
-  EXPECT_DOUBLE_EQ(tgi.waiting_served_ratio, 1.2);
-  EXPECT_EQ(tgi.max_waiting_tokens, 20);
-  EXPECT_EQ(tgi.max_batch_prefill_tokens, 4096);
-  EXPECT_FALSE(tgi.prefix_caching);
-  EXPECT_EQ(vllm.prefill_mode, PrefillMode::chunked);
-  EXPECT_EQ(vllm.kv_allocation, KvAllocation::paged);
-  EXPECT_EQ(vllm.kv_block_tokens, 16);
-  EXPECT_TRUE(vllm.prefix_caching);
-  EXPECT_EQ(trt.prefill_mode, PrefillMode::chunked);
-  EXPECT_EQ(pt.batching, BatchPolicy::none);
-  EXPECT_FALSE(pt.serial_lock);
-  EXPECT_EQ(fa.batching, BatchPolicy::none);
-  EXPECT_TRUE(fa.serial_lock);
-  EXPECT_GT(fa.step_overhead_ms, pt.step_overhead_ms);
-  EXPECT_GT(fa.overhead_ms, pt.overhead_ms);
+  EXPECT_EQ(tgi.sched.prefill_mode, PrefillMode::separate);
+  EXPECT_EQ(tgi.sched.kv_allocation, KvAllocation::reserve);
+  EXPECT_DOUBLE_EQ(tgi.sched.waiting_served_ratio, 1.2);
+  EXPECT_EQ(tgi.sched.max_waiting_tokens, 20);
+  EXPECT_EQ(tgi.sched.max_batch_prefill_tokens, 4096);
+  EXPECT_FALSE(tgi.sched.prefix_caching);
+  EXPECT_EQ(vllm.sched.prefill_mode, PrefillMode::chunked);
+  EXPECT_EQ(vllm.sched.kv_allocation, KvAllocation::paged);
+  EXPECT_EQ(vllm.sched.kv_block_tokens, 16);
+  EXPECT_TRUE(vllm.sched.prefix_caching);
+  EXPECT_EQ(trt.sched.prefill_mode, PrefillMode::chunked);
+  EXPECT_EQ(pt.sched.batching, BatchPolicy::none);
+  EXPECT_FALSE(pt.sched.serial_lock);
+  EXPECT_EQ(fa.sched.batching, BatchPolicy::none);
+  EXPECT_TRUE(fa.sched.serial_lock);
+  EXPECT_GT(fa.cost.step_overhead_ms, pt.cost.step_overhead_ms);
+  EXPECT_GT(fa.sched.overhead_ms, pt.sched.overhead_ms);
 }
 
 TEST(EngineBehaviour, PresetsAreBehavioursOnTheA10GDefaults) {
   SimConfig tgi;
   apply_engine_behaviour("tgi-1.x", tgi);
   const SimConfig p = preset_config("tgi");
-  EXPECT_EQ(p.prefill_mode, tgi.prefill_mode);
-  EXPECT_DOUBLE_EQ(p.bandwidth_efficiency, tgi.bandwidth_efficiency);
-  EXPECT_DOUBLE_EQ(p.gpu_flops, 70e12);  // A10G, not the A10's 125 TF
-  EXPECT_EQ(p.preset, "tgi");
+  EXPECT_EQ(p.sched.prefill_mode, tgi.sched.prefill_mode);
+  EXPECT_DOUBLE_EQ(p.gpu.bandwidth_efficiency, tgi.gpu.bandwidth_efficiency);
+  EXPECT_DOUBLE_EQ(p.gpu.flops, 70e12);  // A10G, not the A10's 125 TF
+  EXPECT_EQ(p.server.preset, "tgi");
 }
 
 TEST(EngineBehaviour, ValidateNamesBadSchedulingFields) {
@@ -76,17 +76,17 @@ TEST(EngineBehaviour, ValidateNamesBadSchedulingFields) {
     return std::string();
   };
   SimConfig c = preset_config("tgi");
-  c.kv_allocation = KvAllocation::paged;
+  c.sched.kv_allocation = KvAllocation::paged;
   EXPECT_NE(message(c).find("kv-allocation"), std::string::npos);
   c = preset_config("pytorch");
-  c.prefill_mode = PrefillMode::chunked;
+  c.sched.prefill_mode = PrefillMode::chunked;
   EXPECT_NE(message(c).find("--batching continuous"), std::string::npos);
   c = preset_config("tgi");
-  c.max_batch_prefill_tokens = 512;  // below max-input-tokens 1024
+  c.sched.max_batch_prefill_tokens = 512;  // below max-input-tokens 1024
   EXPECT_NE(message(c).find("max-batch-prefill-tokens"), std::string::npos);
   c = preset_config("tgi");
-  c.prefill_mode = PrefillMode::chunked;
-  c.max_num_batched_tokens = 8;
+  c.sched.prefill_mode = PrefillMode::chunked;
+  c.sched.max_num_batched_tokens = 8;
   EXPECT_NE(message(c).find("max-num-batched-tokens"), std::string::npos);
   EXPECT_THROW(prefill_mode_from_string("split"), Error);
   EXPECT_THROW(kv_allocation_from_string("swap"), Error);

@@ -23,16 +23,16 @@ double ms_of(TimePoint t) {
 // The fused prefill of the original model (tgi's own is separate: tests below).
 SimConfig test_config() {
   SimConfig c = preset_config("tgi");
-  c.prefill_mode = PrefillMode::fused;
-  c.decode_step_ms = 10;
-  c.prefill_ms_per_token = 0.1;
-  c.step_overhead_ms = 0;
-  c.prefill_overhead_ms = 0;
-  c.gpu_bandwidth_bytes_per_s = 1e18;  // KV reads free
-  c.overhead_ms = 5;
-  c.kv_capacity_tokens = 1'000'000;
-  c.queue_limit = 0;
-  c.max_batch_size = 8;
+  c.sched.prefill_mode = PrefillMode::fused;
+  c.cost.decode_step_ms = 10;
+  c.cost.prefill_ms_per_token = 0.1;
+  c.cost.step_overhead_ms = 0;
+  c.cost.prefill_overhead_ms = 0;
+  c.gpu.bandwidth_bytes_per_s = 1e18;  // KV reads free
+  c.sched.overhead_ms = 5;
+  c.cost.kv_capacity_tokens = 1'000'000;
+  c.sched.queue_limit = 0;
+  c.sched.max_batch_size = 8;
   return c;
 }
 
@@ -78,7 +78,7 @@ TEST(CostModel, DerivesLlama7bOnA10G) {
 
 TEST(CostModel, TimeScaleMultipliesDurations) {
   SimConfig c = preset_config("tgi");
-  c.time_scale = 0.1;
+  c.server.time_scale = 0.1;
   CostModel fast(c);
   CostModel real(preset_config("tgi"));
   EXPECT_NEAR(to_ms(fast.decode_step(4, 100)), to_ms(real.decode_step(4, 100)) / 10, 1e-3);
@@ -88,7 +88,7 @@ TEST(CostModel, TimeScaleMultipliesDurations) {
 TEST(Scheduler, LoneRequestTakesOverheadPrefillAndNSteps) {
   for (BatchPolicy p : {BatchPolicy::none, BatchPolicy::continuous}) {
     SimConfig c = test_config();
-    c.batching = p;
+    c.sched.batching = p;
     Sim r(c);
     ASSERT_EQ(r.submit(1, 0, 200, 5), Admission::accepted);
     r.until(1000);
@@ -110,10 +110,10 @@ TEST(Scheduler, EventsAreNotEmittedBeforeTheirTime) {
 
 TEST(Scheduler, ContinuousAdmitsAtTheNextStepStaticWaits) {
   SimConfig c = test_config();
-  c.overhead_ms = 0;
-  c.batch_window_ms = 0;
+  c.sched.overhead_ms = 0;
+  c.sched.batch_window_ms = 0;
   // A: 0 ms, prefill 10 ms: tokens at 20, 30, ..., 110. B arrives at 22 ms.
-  c.batching = BatchPolicy::continuous;
+  c.sched.batching = BatchPolicy::continuous;
   Sim cont(c);
   cont.submit(1, 0, 100, 10);
   cont.submit(2, 22, 100, 3);
@@ -123,7 +123,7 @@ TEST(Scheduler, ContinuousAdmitsAtTheNextStepStaticWaits) {
   EXPECT_EQ(cont.tokens(2), (std::vector<double>{50, 60, 70}));
   EXPECT_EQ(cont.tokens(1)[2], 50.0);
 
-  c.batching = BatchPolicy::static_batch;
+  c.sched.batching = BatchPolicy::static_batch;
   Sim stat(c);
   stat.submit(1, 0, 100, 10);
   stat.submit(2, 22, 100, 3);
@@ -135,10 +135,10 @@ TEST(Scheduler, ContinuousAdmitsAtTheNextStepStaticWaits) {
 
 TEST(Scheduler, StaticBatchFormsWhenFullOrAfterTheWindow) {
   SimConfig c = test_config();
-  c.overhead_ms = 0;
-  c.batching = BatchPolicy::static_batch;
-  c.max_batch_size = 2;
-  c.batch_window_ms = 50;
+  c.sched.overhead_ms = 0;
+  c.sched.batching = BatchPolicy::static_batch;
+  c.sched.max_batch_size = 2;
+  c.sched.batch_window_ms = 50;
   Sim one(c);
   one.submit(1, 0, 100, 2);
   one.until(1000);
@@ -155,8 +155,8 @@ TEST(Scheduler, StaticBatchFormsWhenFullOrAfterTheWindow) {
 
 TEST(Scheduler, NoneRunsOneAtATime) {
   SimConfig c = test_config();
-  c.overhead_ms = 0;
-  c.batching = BatchPolicy::none;
+  c.sched.overhead_ms = 0;
+  c.sched.batching = BatchPolicy::none;
   Sim r(c);
   r.submit(1, 0, 100, 3);
   r.submit(2, 0, 100, 3);
@@ -168,15 +168,15 @@ TEST(Scheduler, NoneRunsOneAtATime) {
 
 TEST(Scheduler, SerialLockSerialisesTheOverhead) {
   SimConfig c = test_config();
-  c.batching = BatchPolicy::none;
-  c.overhead_ms = 5;
+  c.sched.batching = BatchPolicy::none;
+  c.sched.overhead_ms = 5;
   Sim parallel(c);
   parallel.submit(1, 0, 100, 1);
   parallel.submit(2, 0, 100, 1);
   parallel.until(1000);
   // Overheads overlap: A 5 + 20 = 25; B admitted at 25, done at 45.
   EXPECT_EQ(parallel.tokens(2), (std::vector<double>{45}));
-  c.serial_lock = true;
+  c.sched.serial_lock = true;
   Sim serial(c);
   serial.submit(1, 0, 100, 1);
   serial.submit(2, 0, 100, 1);
@@ -188,16 +188,16 @@ TEST(Scheduler, SerialLockSerialisesTheOverhead) {
 
 TEST(Scheduler, KvCapacityRejectsOrQueues) {
   SimConfig c = test_config();
-  c.overhead_ms = 0;
-  c.kv_capacity_tokens = 1000;
-  c.kv_full = KvFullAction::reject;
+  c.sched.overhead_ms = 0;
+  c.cost.kv_capacity_tokens = 1000;
+  c.sched.kv_full = KvFullAction::reject;
   Sim rej(c);
   EXPECT_EQ(rej.submit(1, 0, 500, 100), Admission::accepted);
   EXPECT_EQ(rej.submit(2, 1, 500, 100), Admission::kv_full);   // 600 + 600 > 1000
   EXPECT_EQ(rej.submit(3, 1, 300, 100), Admission::accepted);  // 600 + 400 fits
   EXPECT_EQ(rej.submit(4, 1, 1000, 1), Admission::kv_full);    // never fits
 
-  c.kv_full = KvFullAction::queue;
+  c.sched.kv_full = KvFullAction::queue;
   Sim q(c);
   EXPECT_EQ(q.submit(1, 0, 500, 2), Admission::accepted);
   EXPECT_EQ(q.submit(2, 1, 500, 2), Admission::accepted);
@@ -210,9 +210,9 @@ TEST(Scheduler, KvCapacityRejectsOrQueues) {
 
 TEST(Scheduler, QueueLimitRejects) {
   SimConfig c = test_config();
-  c.overhead_ms = 0;
-  c.batching = BatchPolicy::none;
-  c.queue_limit = 2;
+  c.sched.overhead_ms = 0;
+  c.sched.batching = BatchPolicy::none;
+  c.sched.queue_limit = 2;
   Sim r(c);
   EXPECT_EQ(r.submit(1, 0, 100, 5), Admission::accepted);  // runs
   EXPECT_EQ(r.submit(2, 0, 100, 5), Admission::accepted);  // waits
@@ -224,8 +224,8 @@ TEST(Scheduler, QueueLimitRejects) {
 
 TEST(Scheduler, CancelFreesTheSlot) {
   SimConfig c = test_config();
-  c.overhead_ms = 0;
-  c.batching = BatchPolicy::none;
+  c.sched.overhead_ms = 0;
+  c.sched.batching = BatchPolicy::none;
   Sim r(c);
   r.submit(1, 0, 100, 100);
   r.submit(2, 0, 100, 1);
@@ -262,17 +262,17 @@ double closed_loop_tokens_per_s(const SimConfig& c, int conc, int64_t prompt, in
 
 TEST(Scheduler, ThroughputAtConcurrencyFollowsTheCostModel) {
   SimConfig c = test_config();
-  c.overhead_ms = 0;
+  c.sched.overhead_ms = 0;
   const int64_t p = 100, n = 20;
   for (int conc : {1, 4, 8}) {
-    c.batching = BatchPolicy::continuous;
+    c.sched.batching = BatchPolicy::continuous;
     // All C requests are admitted together: cycle = prefill(C x p) + n steps.
     CostModel m(c);
     double cycle_s = to_s(m.prefill(conc * p, 0)) + n * to_s(m.decode_step(conc, 0));
     double expected = conc * n / cycle_s;
     double got = closed_loop_tokens_per_s(c, conc, p, n, 60'000);
     EXPECT_NEAR(got / expected, 1.0, 0.01) << "continuous, C=" << conc;
-    c.batching = BatchPolicy::none;
+    c.sched.batching = BatchPolicy::none;
     double lone = n / (to_s(m.prefill(p, 0)) + n * to_s(m.decode_step(1, 0)));
     EXPECT_NEAR(closed_loop_tokens_per_s(c, conc, p, n, 60'000) / lone, 1.0, 0.01)
         << "none, C=" << conc;
@@ -283,13 +283,13 @@ TEST(Scheduler, ThroughputAtConcurrencyFollowsTheCostModel) {
 // prefill max(10 ms, 0.1 ms x tokens).
 SimConfig tgi_config() {
   SimConfig c = test_config();
-  c.prefill_mode = PrefillMode::separate;
-  c.overhead_ms = 0;
-  c.max_waiting_tokens = 20;
-  c.waiting_served_ratio = 1.2;
-  c.max_batch_prefill_tokens = 4096;
-  c.max_batch_total_tokens = 0;
-  c.max_batch_size = 32;
+  c.sched.prefill_mode = PrefillMode::separate;
+  c.sched.overhead_ms = 0;
+  c.sched.max_waiting_tokens = 20;
+  c.sched.waiting_served_ratio = 1.2;
+  c.sched.max_batch_prefill_tokens = 4096;
+  c.sched.max_batch_total_tokens = 0;
+  c.sched.max_batch_size = 32;
   return c;
 }
 
@@ -320,8 +320,8 @@ TEST(SchedulerTgi, LoneRequestGetsItsFirstTokenFromThePrefill) {
 TEST(SchedulerTgi, WaitingServedRatioHoldsNewcomersBack) {
   auto admitted_at = [](double ratio, int newcomers) {
     SimConfig c = tgi_config();
-    c.waiting_served_ratio = ratio;
-    c.max_waiting_tokens = 4;
+    c.sched.waiting_served_ratio = ratio;
+    c.sched.max_waiting_tokens = 4;
     Sim r(c);
     for (uint64_t id = 1; id <= 5; ++id) r.s.submit({id, 100, 50, 50}, at_ms(0));
     r.until(0);  // one prefill of 500 tokens, 0..50 ms; decode steps end at 60, 70, 80, ...
@@ -336,9 +336,9 @@ TEST(SchedulerTgi, WaitingServedRatioHoldsNewcomersBack) {
 
 TEST(SchedulerTgi, PrefillTokenBudgetSplitsThePrefill) {
   SimConfig c = tgi_config();
-  c.overhead_ms = 5;  // all three become ready together at 5 ms
-  c.waiting_served_ratio = 0;
-  c.max_batch_prefill_tokens = 256;  // 100-token prompts pad to 112: two fit, three do not
+  c.sched.overhead_ms = 5;  // all three become ready together at 5 ms
+  c.sched.waiting_served_ratio = 0;
+  c.sched.max_batch_prefill_tokens = 256;  // 100-token prompts pad to 112: two fit, three do not
   Sim r(c);
   for (uint64_t id = 1; id <= 3; ++id) r.submit(id, 0, 100, 3);
   r.until(1000);
@@ -350,8 +350,8 @@ TEST(SchedulerTgi, PrefillTokenBudgetSplitsThePrefill) {
 
 TEST(SchedulerTgi, TotalTokenBudgetWaitsForRoom) {
   SimConfig c = tgi_config();
-  c.waiting_served_ratio = 0;
-  c.max_batch_total_tokens = 300;  // 112 + 16 = 128 per request: two fit
+  c.sched.waiting_served_ratio = 0;
+  c.sched.max_batch_total_tokens = 300;  // 112 + 16 = 128 per request: two fit
   Sim r(c);
   r.submit(1, 0, 100, 3);
   r.submit(2, 0, 100, 3);
@@ -365,9 +365,9 @@ TEST(SchedulerTgi, TotalTokenBudgetWaitsForRoom) {
 // vLLM chunked prefill: budget 64 tokens a step, decode tokens first.
 TEST(SchedulerChunked, DecodeFirstThenPromptChunksFillTheBudget) {
   SimConfig c = test_config();
-  c.prefill_mode = PrefillMode::chunked;
-  c.overhead_ms = 0;
-  c.max_num_batched_tokens = 64;
+  c.sched.prefill_mode = PrefillMode::chunked;
+  c.sched.overhead_ms = 0;
+  c.sched.max_num_batched_tokens = 64;
   Sim r(c);
   r.submit(1, 0, 100, 6);  // chunks 64 + 36: first token at 20
   r.submit(2, 15, 100, 3);
@@ -382,10 +382,10 @@ TEST(SchedulerChunked, DecodeFirstThenPromptChunksFillTheBudget) {
 
 TEST(SchedulerChunked, ComputeBoundChunksCostTheirTokens) {
   SimConfig c = test_config();
-  c.prefill_mode = PrefillMode::chunked;
-  c.overhead_ms = 0;
-  c.prefill_ms_per_token = 1;  // 1 ms a token: a 64-token step takes 64 ms
-  c.max_num_batched_tokens = 64;
+  c.sched.prefill_mode = PrefillMode::chunked;
+  c.sched.overhead_ms = 0;
+  c.cost.prefill_ms_per_token = 1;  // 1 ms a token: a 64-token step takes 64 ms
+  c.sched.max_num_batched_tokens = 64;
   Sim r(c);
   r.submit(1, 0, 100, 2);
   r.until(1000);
@@ -396,11 +396,11 @@ TEST(SchedulerChunked, ComputeBoundChunksCostTheirTokens) {
 TEST(SchedulerPaged, PreemptionByRecomputeLosesNoRequest) {
   for (PrefillMode mode : {PrefillMode::chunked, PrefillMode::fused}) {
     SimConfig c = test_config();
-    c.prefill_mode = mode;
-    c.kv_allocation = KvAllocation::paged;
-    c.kv_block_tokens = 16;
-    c.kv_capacity_tokens = 64;
-    c.overhead_ms = 0;
+    c.sched.prefill_mode = mode;
+    c.sched.kv_allocation = KvAllocation::paged;
+    c.sched.kv_block_tokens = 16;
+    c.cost.kv_capacity_tokens = 64;
+    c.sched.overhead_ms = 0;
     Sim r(c);
     for (uint64_t id = 1; id <= 3; ++id) ASSERT_EQ(r.submit(id, 0, 16, 40), Admission::accepted);
     r.until(100'000);
@@ -427,18 +427,18 @@ TEST(SchedulerPaged, PreemptionByRecomputeLosesNoRequest) {
 
 TEST(SchedulerPaged, NeverFittingRequestIsRefused) {
   SimConfig c = test_config();
-  c.prefill_mode = PrefillMode::chunked;
-  c.kv_allocation = KvAllocation::paged;
-  c.kv_capacity_tokens = 64;
+  c.sched.prefill_mode = PrefillMode::chunked;
+  c.sched.kv_allocation = KvAllocation::paged;
+  c.cost.kv_capacity_tokens = 64;
   Sim r(c);
   EXPECT_EQ(r.submit(1, 0, 60, 10), Admission::kv_full);  // 70 tokens > 4 blocks
 }
 
 TEST(SchedulerPrefix, CacheHitSkipsThePrefillOfCachedBlocks) {
   SimConfig c = test_config();
-  c.overhead_ms = 0;
-  c.prefill_ms_per_token = 1;  // prefill(T) = T ms above 10 ms
-  c.prefix_caching = true;
+  c.sched.overhead_ms = 0;
+  c.cost.prefill_ms_per_token = 1;  // prefill(T) = T ms above 10 ms
+  c.sched.prefix_caching = true;
   const std::string shared(64 * 4, 'a');  // 4 blocks of 16 tokens x 4 bytes
   auto request = [&](uint64_t id, const std::string& text) {
     SchedRequest q{id, 100, 1, 1};
@@ -462,8 +462,8 @@ TEST(SchedulerPrefix, CacheHitSkipsThePrefillOfCachedBlocks) {
 }
 
 TEST(SchedulerPrefix, OffByDefaultForTgi) {
-  EXPECT_FALSE(preset_config("tgi").prefix_caching);
-  EXPECT_EQ(preset_config("tgi").prefill_mode, PrefillMode::separate);
+  EXPECT_FALSE(preset_config("tgi").sched.prefix_caching);
+  EXPECT_EQ(preset_config("tgi").sched.prefill_mode, PrefillMode::separate);
 }
 
 TEST(PrefixCache, EvictsLeastRecentlyUsedBlocks) {
@@ -488,7 +488,7 @@ TEST(PrefixCache, PromptPrefixBlocksOfABody) {
   const std::string b =
       R"({"inputs":")" + std::string(300, 'p') + "B" + std::string(20, 'q') + R"("})";
   EXPECT_TRUE(prompt_prefix_blocks(c, a, 76).empty());  // off for tgi-1.x
-  c.prefix_caching = true;
+  c.sched.prefix_caching = true;
   const auto ha = prompt_prefix_blocks(c, a, 76), hb = prompt_prefix_blocks(c, b, 76);
   ASSERT_EQ(ha.size(), 4u);  // 76 tokens / 16; 64-byte blocks of the body
   EXPECT_EQ(ha, hb);         // the first 256 bytes are equal
@@ -517,15 +517,15 @@ TEST(SchedulerWrappers, FastapiAndPytorchDiffer) {
   // fastapi's does it then, under the lock.
   const double prefill_and_step_p = pt2[0] - pt1.back();
   const double prefill_and_step_f = fa2[0] - fa1.back();
-  EXPECT_NEAR(prefill_and_step_f - prefill_and_step_p, f.overhead_ms + 4.3, 1e-3);
-  EXPECT_GT(f.overhead_ms, p.overhead_ms);
+  EXPECT_NEAR(prefill_and_step_f - prefill_and_step_p, f.sched.overhead_ms + 4.3, 1e-3);
+  EXPECT_GT(f.sched.overhead_ms, p.sched.overhead_ms);
   // A short request's end-to-end time: fastapi's is the longest.
-  EXPECT_GT(fa1.back(), pt1.back() + (f.overhead_ms - p.overhead_ms));
+  EXPECT_GT(fa1.back(), pt1.back() + (f.sched.overhead_ms - p.sched.overhead_ms));
 }
 
 TEST(Scheduler, InstantPresetKeepsOneMillisecondSteps) {
   SimConfig c = preset_config("instant");
-  EXPECT_EQ(c.prefill_mode, PrefillMode::fused);
+  EXPECT_EQ(c.sched.prefill_mode, PrefillMode::fused);
   Sim r(c);
   r.submit(1, 0, 10, 3);
   r.until(100);

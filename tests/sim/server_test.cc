@@ -21,7 +21,7 @@ using testing::Response;
 
 SimConfig fast_config() {
   SimConfig c = preset_config("instant");
-  c.model_name = "sim-model";
+  c.model.name = "sim-model";
   return c;
 }
 
@@ -217,8 +217,8 @@ TEST_F(SimServer, ManyConcurrentStreamsShareBatches) {
 
 TEST_F(SimServer, TimingFollowsTheModel) {
   SimConfig c = fast_config();
-  c.decode_step_ms = 20;
-  c.time_scale = 0.5;  // 10 ms per step
+  c.cost.decode_step_ms = 20;
+  c.server.time_scale = 0.5;  // 10 ms per step
   start(c);
   post("/generate_stream", R"({"inputs":"abcd","parameters":{"max_new_tokens":10}})");
   auto t = trace(1);
@@ -235,7 +235,7 @@ TEST_F(SimServer, TimingFollowsTheModel) {
 
 TEST_F(SimServer, BadInputs) {
   SimConfig c = fast_config();
-  c.max_body_bytes = 1000;
+  c.server.max_body_bytes = 1000;
   start(c);
   Response bad = post("/generate", "{oops");
   EXPECT_EQ(bad.status, 422);
@@ -349,7 +349,7 @@ TEST_F(SimServer, FaultNeverRespond) {
 
 TEST_F(SimServer, GlobalFaultRatesAreSeeded) {
   SimConfig c = fast_config();
-  c.fault_rates = parse_fault_rates("503=0.5");
+  c.faults = parse_fault_rates("503=0.5");
   start(c);
   int fails = 0;
   std::vector<int> codes;
@@ -369,8 +369,8 @@ TEST_F(SimServer, GlobalFaultRatesAreSeeded) {
 
 TEST_F(SimServer, OverloadTgiAndOpenAi) {
   SimConfig c = fast_config();
-  c.kv_capacity_tokens = 100;
-  c.kv_full = KvFullAction::reject;
+  c.cost.kv_capacity_tokens = 100;
+  c.sched.kv_full = KvFullAction::reject;
   start(c);
   // Needs 1 + 200 tokens of KV > capacity: never fits.
   Response g = post("/generate", R"({"inputs":"a","parameters":{"max_new_tokens":200}})");
@@ -411,7 +411,7 @@ TEST_F(SimServer, TraceFileAndRestart) {
   std::string path = ::testing::TempDir() + "sim_trace_test.jsonl";
   std::remove(path.c_str());
   SimConfig c = fast_config();
-  c.trace_path = path;
+  c.server.trace_path = path;
   start(c);
   post("/generate", R"({"inputs":"a","parameters":{"max_new_tokens":2}})", "x-request-id: r1\r\n");
   trace(1);
@@ -456,11 +456,11 @@ TEST(SimServers, BusyPortThrowsAndBadConfigIsRejected) {
   Server a(preset_config("instant"));
   uint16_t port = a.start();
   SimConfig c = preset_config("instant");
-  c.port = port;
+  c.server.port = port;
   Server b(c);
   EXPECT_THROW(b.start(), sb::Error);
   SimConfig bad = preset_config("instant");
-  bad.time_scale = 0;
+  bad.server.time_scale = 0;
   Server s(bad);
   EXPECT_THROW(s.start(), sb::Error);
   a.stop();
