@@ -166,6 +166,45 @@ TEST(LaunchSignals, SecondCtrlCLeavesNoServerEvenOneThatIgnoresSigterm) {
   fs::remove_all(dir);
 }
 
+TEST(LaunchSignals, CtrlCDuringTheBenchmarkStopsTheLaunchedServerToo) {
+  const fs::path dir = fresh_dir("launch_ctrl_c_bench");
+  const uint16_t port = free_port();
+  const std::string base = fmt::format("http://127.0.0.1:{}", port);
+  std::ofstream(dir / "plan.yaml") << fmt::format(
+      R"(name: launch-bench
+providers:
+  - id: local
+    base_url: {0}
+    launch: {{command: "echo $$ > {2}/pid; exec {1} sim --preset instant --port {3}", ready_url: "{0}/health", ready_timeout: 60s, stop_grace: 10s}}
+defaults: {{api: tgi}}
+stages:
+  - {{kind: baseline, concurrency: 2, num_requests: 100000}}
+)",
+      base, SERVEBENCH_BINARY, dir.string(), port);
+  const pid_t pid = spawn_servebench(
+      {"run", (dir / "plan.yaml").string(), "-o", (dir / "out").string()}, dir / "servebench.log");
+  // Ready, and requests on disk: the benchmark is running against the launched server.
+  ASSERT_TRUE(wait_until(
+      [&] {
+        std::error_code ec;  // the folder appears once the plan starts
+        for (auto it = fs::recursive_directory_iterator(dir / "out", ec);
+             !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+          if (it->path().filename() == "requests.jsonl" && fs::file_size(it->path(), ec) > 0)
+            return true;
+        return false;
+      },
+      60s))
+      << slurp(dir / "servebench.log");
+  ::kill(pid, SIGINT);
+  const int code = wait_exit(pid, 60s);
+  const std::string log = slurp(dir / "servebench.log");
+  EXPECT_EQ(code, 130) << log;
+  ASSERT_TRUE(read_pid(dir / "pid"));
+  EXPECT_FALSE(alive(*read_pid(dir / "pid"))) << log;
+  EXPECT_EQ(plan::http_get_status(base + "/health", 0.5), 0) << "the server still answers";
+  fs::remove_all(dir);
+}
+
 TEST(LaunchSignals, RunRefusesABusyReadyUrlWithExitTwo) {
   const fs::path dir = fresh_dir("launch_busy_run");
   sim::Server leftover(plan::sim_config_of(plan::SimTarget{.preset = "instant"}, 0));
