@@ -20,7 +20,8 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
   app.add_option("--base-url", f.base_url,
                  "Server URL, e.g. http://127.0.0.1:8000 or https://host/v1");
   app.add_option("--endpoint", f.endpoint, "Path under the base URL (default: the API's own)");
-  app.add_option("--api", f.api, "tgi | openai | openai-chat | generic")->capture_default_str();
+  app.add_option("--api", f.api, "tgi | openai | openai-chat | generic | llamacpp")
+      ->capture_default_str();
   app.add_flag("--no-stream", f.no_stream, "Ask for whole responses instead of a stream");
   app.add_option("--model", f.model, "Model name sent in OpenAI requests");
   app.add_option("--extra-body", f.extra_body, "JSON object merged into every request body");
@@ -31,6 +32,11 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
                  "--api generic: JSON pointer to the text in a streamed event (e.g. /token/text)");
   app.add_option("--body-text-pointer", f.body_pointer,
                  "--api generic: JSON pointer to the text in a whole response");
+  app.add_option("--stream-done-pointer", f.done_pointer,
+                 "--api generic: JSON pointer whose true value ends the stream (e.g. /stop)");
+  app.add_option("--stream-usage-pointer", f.usage_pointer,
+                 "--api generic: JSON pointer to the output token count (e.g. /tokens_predicted) "
+                 "or to a usage object");
   app.add_option("-H,--header", f.headers, "Extra request header 'Name: value' (repeatable)");
   app.add_option(
       "--api-key-env", f.api_key_env,
@@ -281,7 +287,7 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   const auto api = protocol::api_from_string(f.api);
   if (!api)
     throw usage_error(
-        fmt::format("--api '{}': expected tgi, openai, openai-chat or generic", f.api));
+        fmt::format("--api '{}': expected tgi, openai, openai-chat, generic or llamacpp", f.api));
   e.adapter.api = *api;
   e.adapter.stream = !f.no_stream;
   e.adapter.model = f.model;
@@ -298,6 +304,8 @@ ProfConfig to_prof_config(const ProfFlags& f) {
     e.adapter.generic_template = read_file(f.request_template, "--request-template");
   e.adapter.generic_stream_pointer = f.stream_pointer;
   e.adapter.generic_body_pointer = f.body_pointer;
+  e.adapter.generic_final_pointer = f.done_pointer;
+  e.adapter.generic_usage_pointer = f.usage_pointer;
 
   for (const auto& h : f.headers) e.headers.push_back(parse_header_flag(h));
   if (!f.api_key_env.empty()) e.api_key = key_from_env(f.api_key_env);

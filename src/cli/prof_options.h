@@ -27,6 +27,7 @@ struct ProfConfig {
 struct ProfFlags {
   std::string base_url, endpoint, api = "openai", model, extra_body, request_template;
   std::string stream_pointer, body_pointer;
+  std::string done_pointer, usage_pointer;  // --stream-done-pointer, --stream-usage-pointer
   bool no_stream = false, ignore_eos = false, insecure = false;
   std::string ca_file, api_key_env;
   std::string api_key_file;  // a file holding the key; refused when group/world-readable

@@ -36,6 +36,8 @@ sim::ApiKind api_kind_of(const protocol::AdapterConfig& a) {
       return sim::ApiKind::completions;
     case protocol::Api::openai_chat:
       return sim::ApiKind::chat;
+    case protocol::Api::llamacpp:
+      return sim::ApiKind::llamacpp;
     case protocol::Api::generic:
       break;
   }

@@ -10,6 +10,7 @@ std::optional<Api> api_from_string(std::string_view s) {
   if (s == "openai") return Api::openai;
   if (s == "openai-chat") return Api::openai_chat;
   if (s == "generic") return Api::generic;
+  if (s == "llamacpp") return Api::llamacpp;
   return std::nullopt;
 }
 
@@ -23,6 +24,8 @@ std::string_view to_string(Api api) {
       return "openai-chat";
     case Api::generic:
       return "generic";
+    case Api::llamacpp:
+      return "llamacpp";
   }
   return "unknown";
 }
@@ -38,6 +41,8 @@ std::unique_ptr<Adapter> make_adapter(const AdapterConfig& config) {
       return make_openai_chat_adapter(config);
     case Api::generic:
       return make_generic_adapter(config);
+    case Api::llamacpp:
+      return make_llamacpp_adapter(config);
   }
   throw usage_error("unknown --api value");
 }

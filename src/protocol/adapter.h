@@ -15,27 +15,32 @@
 
 namespace sb::protocol {
 
-enum class Api { tgi, openai, openai_chat, generic };
-std::optional<Api> api_from_string(std::string_view s);  // "tgi", "openai", "openai-chat", "generic"
+enum class Api { tgi, openai, openai_chat, generic, llamacpp };
+// "tgi", "openai", "openai-chat", "generic", "llamacpp"
+std::optional<Api> api_from_string(std::string_view s);
 std::string_view to_string(Api api);
 
 struct AdapterConfig {
   Api api = Api::openai;
   bool stream = true;
-  std::string model;            // "model" field for OpenAI APIs (empty: omitted)
-  nlohmann::json extra_body;    // object merged (RFC 7386 merge patch) into every request body
-  bool ignore_eos = false;      // vLLM/TGI-style ignore_eos where the API has it
+  std::string model;          // "model" field for OpenAI APIs (empty: omitted)
+  nlohmann::json extra_body;  // object merged (RFC 7386 merge patch) into every request body
+  bool ignore_eos = false;    // vLLM/TGI-style ignore_eos where the API has it
   // openai-chat only: send the length as "max_completion_tokens" instead of
   // "max_tokens" (OpenAI reasoning models reject max_tokens; vLLM accepts both).
   bool max_completion_tokens = false;
   // --api generic only:
-  std::string generic_template;        // JSON text with {{prompt}}, {{max_tokens}}, {{model}}
-  std::string generic_stream_pointer;  // JSON pointer to the text in one streamed event, e.g. /token/text
-  std::string generic_body_pointer;    // JSON pointer to the text in a whole response
+  std::string generic_template;  // JSON text with {{prompt}}, {{max_tokens}}, {{model}}
+  // JSON pointer to the text in one streamed event, e.g. /token/text
+  std::string generic_stream_pointer;
+  std::string generic_body_pointer;  // JSON pointer to the text in a whole response
   // Optional: JSON pointer to a value marking a stream's last event when it is
   // true, a non-empty string or a non-zero number (e.g. /stop for llama.cpp's
   // /completion, /generated_text for TGI). Without it only "[DONE]" is final.
   std::string generic_final_pointer;
+  // Optional: JSON pointer to the output token count in a stream event (a number, e.g.
+  // /tokens_predicted) or to a usage object ({completion_tokens, prompt_tokens}).
+  std::string generic_usage_pointer;
 };
 
 // One prompt to send. Exactly one of prompt / messages_json is used:
@@ -46,6 +51,16 @@ struct Prompt {
   int64_t max_tokens = 0;     // output length to request; <= 0 leaves it to the server
 };
 
+// Timings a server reported for one request in its body (llama.cpp's `timings`), in
+// ms; a negative value was not reported.
+struct ServerTimings {
+  double queue_ms = -1;
+  double prefill_ms = -1;
+  double decode_ms = -1;
+  double total_ms = -1;
+  int64_t cached_tokens = -1;  // prompt tokens served from the server's cache
+};
+
 // What one SSE event (or a whole non-streamed body) contributed.
 struct Decoded {
   uint32_t content_chars = 0;    // bytes of output text in this event
@@ -53,12 +68,14 @@ struct Decoded {
   bool text_event = false;       // carries output or reasoning text (moves t_first/t_last)
   uint32_t tokens = 0;           // tokens this event is known to carry (TGI: 1), 0 if unknown
   bool final = false;            // the stream's last meaningful event (TGI generated_text, [DONE])
-  std::optional<int64_t> completion_tokens;  // usage.completion_tokens, or TGI details.generated_tokens
+  // usage.completion_tokens, or TGI details.generated_tokens
+  std::optional<int64_t> completion_tokens;
   bool completion_tokens_from_details = false;  // true when the count came from TGI details
   std::optional<int64_t> prompt_tokens;         // usage.prompt_tokens / details.input_length
-  ErrorClass error = ErrorClass::ok;            // in-stream error (TGI error event, OpenAI error object)
-  std::string error_message;                    // its message (first 512 bytes)
+  ErrorClass error = ErrorClass::ok;  // in-stream error (TGI error event, OpenAI error object)
+  std::string error_message;          // its message (first 512 bytes)
   std::string_view text;  // the output text (valid until the next decode call; may be empty)
+  std::optional<ServerTimings> server_timings;  // reported in this event (llama.cpp's last)
 };
 
 class Adapter {

@@ -16,7 +16,8 @@
 // generic_body_pointer (whole body); a missing pointer or a non-string value is
 // no text. "[DONE]" and generic_final_pointer mark the last event. A non-null
 // "error" member (a string, or an object with message/code/type) is an error;
-// usage.{prompt,completion}_tokens are read when present.
+// usage.{prompt,completion}_tokens are read when present, and generic_usage_pointer
+// (a count, or a usage object) after them.
 #include <array>
 
 #include "common/error.h"
@@ -202,6 +203,7 @@ class GenericAdapter final : public Adapter {
       }
       if (auto v = lookup(doc, "/usage/completion_tokens")) d.completion_tokens = opt_int(*v);
       if (auto v = lookup(doc, "/usage/prompt_tokens")) d.prompt_tokens = opt_int(*v);
+      if (!config_.generic_usage_pointer.empty()) read_usage(doc, d);
       if (!config_.generic_final_pointer.empty()) {
         if (auto v = lookup(doc, config_.generic_final_pointer)) d.final = truthy(*v);
       }
@@ -220,8 +222,24 @@ class GenericAdapter final : public Adapter {
     return d;
   }
 
+  // generic_usage_pointer: a number is the output token count; an object is read as
+  // {completion_tokens, prompt_tokens}.
+  void read_usage(simdjson::ondemand::document& doc, Decoded& d) {
+    auto v = lookup(doc, config_.generic_usage_pointer);
+    if (!v) return;
+    if (json_type(v->type()) == json_type::number) {
+      d.completion_tokens = opt_int(*v);
+    } else if (json_type(v->type()) == json_type::object) {
+      if (auto n = lookup(doc, usage_completion_)) d.completion_tokens = opt_int(*n);
+      if (auto n = lookup(doc, usage_prompt_)) d.prompt_tokens = opt_int(*n);
+    }
+  }
+
   AdapterConfig config_;
   Template template_;
+  // The usage object's members, built once (no allocation per event).
+  std::string usage_completion_ = config_.generic_usage_pointer + "/completion_tokens";
+  std::string usage_prompt_ = config_.generic_usage_pointer + "/prompt_tokens";
   JsonDecoder decoder_;
 };
 
@@ -235,6 +253,7 @@ std::unique_ptr<Adapter> make_generic_adapter(const AdapterConfig& config) {
   check_pointer(config.generic_stream_pointer, "generic_stream_pointer");
   check_pointer(config.generic_body_pointer, "generic_body_pointer");
   check_pointer(config.generic_final_pointer, "generic_final_pointer");
+  check_pointer(config.generic_usage_pointer, "generic_usage_pointer");
   if (config.stream && config.generic_stream_pointer.empty()) {
     throw usage_error(
         "generic_stream_pointer is required for a streamed generic API "

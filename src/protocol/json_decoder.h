@@ -62,5 +62,6 @@ std::unique_ptr<Adapter> make_tgi_adapter(const AdapterConfig& config);
 std::unique_ptr<Adapter> make_openai_adapter(const AdapterConfig& config);
 std::unique_ptr<Adapter> make_openai_chat_adapter(const AdapterConfig& config);
 std::unique_ptr<Adapter> make_generic_adapter(const AdapterConfig& config);
+std::unique_ptr<Adapter> make_llamacpp_adapter(const AdapterConfig& config);
 
 }  // namespace sb::protocol

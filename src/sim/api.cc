@@ -76,6 +76,8 @@ std::string_view to_string(ApiKind a) {
       return "completions";
     case ApiKind::chat:
       return "chat";
+    case ApiKind::llamacpp:
+      return "llamacpp_completion";
   }
   return "?";
 }
@@ -122,6 +124,12 @@ std::string_view openai_error_type(int status) {
 }  // namespace
 
 std::string error_body(ApiKind api, int status, std::string_view message) {
+  if (api == ApiKind::llamacpp)  // tools/server/utils.hpp format_error_response
+    return fmt::format(R"({{"error":{{"code":{},"message":{},"type":"{}"}}}})", status,
+                       quote(message),
+                       status == 503   ? "unavailable_error"
+                       : status >= 500 ? "server_error"
+                                       : "invalid_request_error");
   if (is_tgi(api))
     return fmt::format(R"({{"error":{},"error_type":"{}"}})", quote(message),
                        tgi_error_type(status));
@@ -301,6 +309,38 @@ std::optional<HttpError> openai_options(BodyParse& b, const json& j) {
   return std::nullopt;
 }
 
+// llama.cpp /completion: "prompt" (a non-empty string), "n_predict" (-1 or absent: what
+// the context leaves), "stream", "ignore_eos", "seed"; the context length as OpenAI's.
+std::optional<HttpError> parse_llamacpp(BodyParse& b, const json& j) {
+  const ApiKind api = b.api;
+  GenRequest& r = b.r;
+  auto p = j.find("prompt");
+  if (p == j.end() || !p->is_string())
+    return fail(api, 400, "\"prompt\" must be provided and be a string");
+  b.prompt_hash_src = p->get<std::string>();
+  r.prompt_tokens = count_text_tokens(b.prompt_hash_src, b.cfg.text.chars_per_token);
+  if (r.prompt_tokens == 0) return fail(api, 400, "Prompt cannot be empty");
+  if (auto n = j.find("n_predict"); n != j.end() && !n->is_null()) {
+    if (!n->is_number_integer()) return fail(api, 400, "n_predict must be an integer");
+    if (n->get<int64_t>() == 0 || n->get<int64_t>() < -1)
+      return fail(api, 400,
+                  fmt::format("n_predict must be -1 or at least 1, got {}", n->get<int64_t>()));
+    if (n->get<int64_t>() > 0) b.max_new = n->get<int64_t>();
+  }
+  if (auto s = j.find("stream"); s != j.end() && s->is_boolean()) r.stream = s->get<bool>();
+  if (auto e = j.find("ignore_eos"); e != j.end() && e->is_boolean()) r.ignore_eos = e->get<bool>();
+  if (auto s = j.find("seed"); s != j.end() && s->is_number_integer()) r.seed = s->get<uint64_t>();
+  const SimConfig& cfg = b.cfg;
+  if (!b.max_new) b.max_new = std::max<int64_t>(1, cfg.sched.max_total_tokens - r.prompt_tokens);
+  if (r.prompt_tokens > cfg.sched.max_input_tokens ||
+      r.prompt_tokens + *b.max_new > cfg.sched.max_total_tokens)
+    return fail(api, 400,
+                fmt::format("the request exceeds the available context size ({} tokens): {} "
+                            "prompt tokens and {} to predict",
+                            cfg.sched.max_total_tokens, r.prompt_tokens, *b.max_new));
+  return std::nullopt;
+}
+
 // OpenAI /v1/completions and /v1/chat/completions: model, the prompt, the options, then
 // the context length (max_tokens defaults: chat what max_total_tokens leaves,
 // completions default_max_tokens_completions).
@@ -347,7 +387,10 @@ std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view
                   "expected struct GenerateRequest");
     return fail(api, 400, "Input should be a valid dictionary or object to extract fields from");
   }
-  if (auto err = tgi ? parse_tgi(b, j) : parse_openai(b, j)) return *std::move(err);
+  if (auto err = tgi                        ? parse_tgi(b, j)
+                 : api == ApiKind::llamacpp ? parse_llamacpp(b, j)
+                                            : parse_openai(b, j))
+    return *std::move(err);
   GenRequest& r = b.r;
   r.max_new_tokens = *b.max_new;
   r.text_seed =
@@ -423,6 +466,13 @@ void Formatter::append_token_event(std::string& out, int64_t index, bool last) {
         out += "null";
       out += ",\"stop_reason\":null}]}\n\n";
       return;
+    case ApiKind::llamacpp:
+      // The text of every token; the "stop": true event follows (stream_end).
+      fmt::format_to(to,
+                     "data: {{\"index\":0,\"content\":\"{}\",\"tokens\":[],\"stop\":false,"
+                     "\"id_slot\":0,\"tokens_predicted\":{},\"tokens_evaluated\":{}}}\n\n",
+                     t.text, index, req_.prompt_tokens);
+      return;
     case ApiKind::chat:
       fmt::format_to(
           to,
@@ -441,6 +491,7 @@ void Formatter::append_token_event(std::string& out, int64_t index, bool last) {
 
 std::string Formatter::stream_end() const {
   if (is_tgi(req_.api)) return {};
+  if (req_.api == ApiKind::llamacpp) return "data: " + llamacpp_final("") + "\n\n";
   std::string out;
   if (req_.include_usage) {
     out = fmt::format(
@@ -458,6 +509,28 @@ std::string Formatter::tgi_stream_error(std::string_view message, std::string_vi
   return fmt::format("data:{{\"error\":{},\"error_type\":\"{}\"}}\n\n", quote(message), error_type);
 }
 
+// llama.cpp's last object: `content` (the whole text when not streamed), "stop": true,
+// the counts and the timings (tools/server/server.cpp result_timings::to_json).
+std::string Formatter::llamacpp_final(std::string_view content) const {
+  const LlamaTimings& t = timings_;
+  const auto per = [](double ms, int64_t n) { return n > 0 ? ms / static_cast<double>(n) : 0.0; };
+  const auto rate = [](double ms, int64_t n) {
+    return ms > 0 ? 1e3 * static_cast<double>(n) / ms : 0.0;
+  };
+  return fmt::format(
+      "{{\"index\":0,\"content\":{},\"tokens\":[],\"id_slot\":0,\"stop\":true,\"model\":{},"
+      "\"tokens_predicted\":{},\"tokens_evaluated\":{},\"stop_type\":\"{}\","
+      "\"stopping_word\":\"\",\"tokens_cached\":{},\"timings\":{{\"cache_n\":{},"
+      "\"prompt_n\":{},\"prompt_ms\":{:.3f},\"prompt_per_token_ms\":{:.3f},"
+      "\"prompt_per_second\":{:.3f},\"predicted_n\":{},\"predicted_ms\":{:.3f},"
+      "\"predicted_per_token_ms\":{:.3f},\"predicted_per_second\":{:.3f}}}}}",
+      quote(content), model_json_, req_.output_tokens, req_.prompt_tokens,
+      req_.output_tokens < req_.max_new_tokens ? "eos" : "limit",
+      req_.prompt_tokens + req_.output_tokens, t.cache_n, t.prompt_n, t.prompt_ms,
+      per(t.prompt_ms, t.prompt_n), rate(t.prompt_ms, t.prompt_n), t.predicted_n, t.predicted_ms,
+      per(t.predicted_ms, t.predicted_n), rate(t.predicted_ms, t.predicted_n));
+}
+
 std::string Formatter::full_response() const {
   int64_t n = req_.output_tokens;
   std::string text;
@@ -467,6 +540,8 @@ std::string Formatter::full_response() const {
       fmt::format("{{\"prompt_tokens\":{},\"total_tokens\":{},\"completion_tokens\":{}}}",
                   req_.prompt_tokens, req_.prompt_tokens + n, n);
   switch (req_.api) {
+    case ApiKind::llamacpp:
+      return llamacpp_final(text);
     case ApiKind::tgi_generate:
     case ApiKind::tgi_stream: {
       if (!req_.details) return fmt::format("{{\"generated_text\":{}}}", quote(text));

@@ -2,7 +2,10 @@
 // The simulator's wire formats (docs/architecture.md), pure: request bodies in, response
 // bytes out. TGI: /generate, /generate_stream (SSE "data:{json}\n\n", no [DONE]).
 // OpenAI (vLLM flavour): /v1/completions, /v1/chat/completions ("data: {json}\n\n",
-// optional usage chunk with "choices":[], then "data: [DONE]\n\n").
+// optional usage chunk with "choices":[], then "data: [DONE]\n\n"). llama.cpp
+// (llama-server's native POST /completion, ggml-org/llama.cpp tools/server/server.cpp):
+// "data: {json}\n\n" per token with "content" and "stop": false, a last event with
+// "stop": true, tokens_predicted, tokens_evaluated and "timings", no [DONE].
 //
 // Token rules (docs/simulator.md): prompt tokens = ceil(UTF-8 bytes / chars_per_token)
 // of the prompt (chat: the sum over messages of their text, plus
@@ -19,9 +22,9 @@
 
 namespace sb::sim {
 
-enum class ApiKind { tgi_generate, tgi_stream, completions, chat };
-std::string_view to_string(
-    ApiKind a);  // "tgi_generate", "tgi_generate_stream", "completions", "chat"
+enum class ApiKind { tgi_generate, tgi_stream, completions, chat, llamacpp };
+// "tgi_generate", "tgi_generate_stream", "completions", "chat", "llamacpp_completion"
+std::string_view to_string(ApiKind a);
 inline bool is_tgi(ApiKind a) {
   return a == ApiKind::tgi_generate || a == ApiKind::tgi_stream;
 }
@@ -70,6 +73,15 @@ struct Token {
 };
 Token token_at(uint64_t text_seed, int64_t index);
 
+// llama.cpp's `timings` of one request, from the simulator's own timeline (ms).
+struct LlamaTimings {
+  int64_t prompt_n = 0;
+  double prompt_ms = 0;     // admission to the first token (prefill)
+  int64_t predicted_n = 0;  // output tokens
+  double predicted_ms = 0;  // first token to the last (decode)
+  int64_t cache_n = 0;      // prompt tokens reused from the cache
+};
+
 // Builds one request's response bytes. finish reasons: TGI "length" / "eos_token";
 // OpenAI "length" / "stop".
 class Formatter {
@@ -83,8 +95,11 @@ class Formatter {
   std::string token_event(int64_t index, bool last);
   // The same, appended to `out` (no allocation once `out` has grown: the server's path).
   void append_token_event(std::string& out, int64_t index, bool last);
-  // After the last token: OpenAI usage chunk (if asked) + [DONE]; TGI: nothing.
+  // After the last token: OpenAI usage chunk (if asked) + [DONE]; TGI: nothing;
+  // llama.cpp: the "stop": true event with the timings set by set_timings.
   std::string stream_end() const;
+  // llama.cpp: the timings its last event (or whole body) reports.
+  void set_timings(const LlamaTimings& t) { timings_ = t; }
   // TGI in-stream error event: data:{"error":..,"error_type":..}\n\n
   static std::string tgi_stream_error(std::string_view message, std::string_view error_type);
 
@@ -93,6 +108,8 @@ class Formatter {
 
   std::string_view finish_reason() const;
   const GenRequest& request() const { return req_; }
+  // llama.cpp's last object (no "data: " framing) with `content` as its text.
+  std::string llamacpp_final(std::string_view content) const;
 
  private:
   GenRequest req_;
@@ -100,6 +117,7 @@ class Formatter {
   int64_t created_;
   std::string model_json_;  // JSON-escaped model name with quotes
   std::string text_;        // TGI: accumulated output text for the final event
+  LlamaTimings timings_;
 };
 
 }  // namespace sb::sim

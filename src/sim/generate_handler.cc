@@ -217,6 +217,19 @@ Cut cut_after(const Faults& f, int64_t sent) {
   return Cut::none;
 }
 
+// llama.cpp's timings from the record: prefill from admission to the first token's
+// step end, decode from there to the last token's (the model's instants).
+LlamaTimings llamacpp_timings(const TraceRecord& tr) {
+  LlamaTimings t;
+  t.prompt_n = tr.prompt_tokens;
+  t.predicted_n = static_cast<int64_t>(tr.token_due_ns.size());
+  if (tr.admission_ns >= 0 && !tr.token_due_ns.empty()) {
+    t.prompt_ms = static_cast<double>(tr.token_due_ns.front() - tr.admission_ns) / 1e6;
+    t.predicted_ms = static_cast<double>(tr.token_due_ns.back() - tr.token_due_ns.front()) / 1e6;
+  }
+  return t;
+}
+
 // Token e's chunk: the chat role chunk before the first token, the stream's end
 // (usage, [DONE]) and the last chunk after the last. One chunk per token, built in
 // buffers kept across tokens.
@@ -224,6 +237,7 @@ const std::string& token_chunk(Generation& gen, const SchedEvent& e) {
   gen.event.clear();
   if (e.index == 1) gen.event += gen.fm.stream_start();
   gen.fm.append_token_event(gen.event, e.index, e.last);
+  if (e.last && gen.x.api == ApiKind::llamacpp) gen.fm.set_timings(llamacpp_timings(gen.x.tr));
   if (e.last) gen.event += gen.fm.stream_end();
   gen.out.clear();
   append_chunk(gen.out, gen.event);
@@ -247,6 +261,7 @@ awaitable<bool> send_malformed(Generation& gen) {
 awaitable<bool> send_full_response(Generation& gen) {
   TraceRecord& tr = gen.x.tr;
   tr.status = 200;
+  if (gen.x.api == ApiKind::llamacpp) gen.fm.set_timings(llamacpp_timings(tr));
   std::string body = gen.fm.full_response();
   if (gen.f.malformed_after) {
     body.resize(body.size() / 2);

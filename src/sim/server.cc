@@ -169,13 +169,14 @@ awaitable<bool> Server::Impl::handle(tcp::socket& sock, const Request& req) {
   struct Route {
     std::string_view path;
     http::verb verb;
-    int kind;  // 0..3: ApiKind, 10 health, 11 info, 12 models, 13 metrics
+    int kind;  // 0..4: ApiKind, 10 health, 11 info, 12 models, 13 metrics
   };
   static constexpr Route kRoutes[] = {
       {"/generate", http::verb::post, 0},       {"/generate_stream", http::verb::post, 1},
       {"/v1/completions", http::verb::post, 2}, {"/v1/chat/completions", http::verb::post, 3},
       {"/health", http::verb::get, 10},         {"/info", http::verb::get, 11},
       {"/v1/models", http::verb::get, 12},      {"/metrics", http::verb::get, 13},
+      {"/completion", http::verb::post, 4},
   };
   const bool openai_path = target.substr(0, 3) == "/v1";
   for (const Route& r : kRoutes) {
@@ -196,6 +197,8 @@ awaitable<bool> Server::Impl::handle(tcp::socket& sock, const Request& req) {
         co_return co_await generate(sock, req, ApiKind::completions);
       case 3:
         co_return co_await generate(sock, req, ApiKind::chat);
+      case 4:
+        co_return co_await generate(sock, req, ApiKind::llamacpp);
       case 10:
         co_return co_await write_all(sock, http_response(200, "", "", keep)) && keep;
       case 11:
