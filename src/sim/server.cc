@@ -119,7 +119,7 @@ struct Server::Impl {
   std::unique_ptr<tcp::acceptor> acceptor;
   uint16_t port = 0;
   bool running = false;
-  bool fault_headers = true;  // fault_headers_allowed(cfg.limits, cfg.host)
+  bool fault_headers = true;  // fault_headers_allowed(cfg.limits, cfg.server.host)
   int64_t max_connections = 0;
   ConnectionCounters counters;
   std::optional<fd::InProcessListener> registered;  // while running (prof --sim's budget)
