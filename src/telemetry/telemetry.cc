@@ -69,12 +69,12 @@ void Telemetry::loop(Sleeper& sleeper, const std::function<void(int64_t)>& tick)
     sleeper.sleep_until(due);  // woken early only by stop()
     if (stopping_.load()) return;
     const TimePoint now = clock.now();
-    if (now - due > config_.interval) {  // a slow sample: skip the missed ticks
-      k = (now - run_start_) / config_.interval;
-      continue;
-    }
     tick(std::chrono::duration_cast<Nanos>(now - run_start_).count());
     if (stream_) stream_->flush();
+    // Woken (or a sample ended) more than an interval late: the ticks missed meanwhile are
+    // skipped and the next is back on the grid. The late tick itself is taken, so a loaded
+    // machine still samples every source.
+    if (now - due > config_.interval) k = (now - run_start_) / config_.interval;
   }
 }
 

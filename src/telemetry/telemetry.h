@@ -3,7 +3,8 @@
 // and the host, each on its own thread (never on the load engine's event loops), ticking at
 // run_start + k * interval of TelemetryConfig::time_source (the steady clock by default; a
 // ManualTimeSource in tests). Samples are stamped in ns since run start on that clock, like
-// RequestRecord. A tick that comes more than one interval late skips the missed ticks. With
+// RequestRecord. A tick taken more than one interval late skips the ticks missed meanwhile
+// (the next is back on the grid). With
 // stream_to(), every sample is appended to telemetry.jsonl after its tick (telemetry_jsonl.h).
 // Nothing here is fatal: a source that cannot start is reported in one line, a failed sample
 // is counted with its reason.
