@@ -44,7 +44,16 @@ std::function<int(plan::RunExecutor&)> add_prof_command(CLI::App& root) {
   auto* app = root.add_subcommand("prof", "Benchmark one inference endpoint");
   auto flags = std::make_shared<ProfFlags>();
   add_prof_flags(*app, *flags);
-  return [flags](plan::RunExecutor& exec) { return run_prof(*flags, exec); };
+  auto list = std::make_shared<bool>(false);
+  app->add_flag("--list-instances", *list,
+                "Print the price table of --instance (its date and source) and exit");
+  return [flags, list](plan::RunExecutor& exec) {
+    if (*list) {
+      if (exec.leader()) fmt::print("{}", instance_table_text());
+      return 0;
+    }
+    return run_prof(*flags, exec);
+  };
 }
 
 }  // namespace sb::cli

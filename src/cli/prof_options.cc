@@ -140,6 +140,7 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
   app.add_flag("-q,--quiet", f.quiet, "Print no summary table");
   app.add_flag("--no-progress", f.no_progress, "Print no live progress");
   add_telemetry_flags(app, f.telemetry);
+  add_economics_flags(app, f.economics);
 }
 
 namespace {
@@ -264,6 +265,7 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   pc.run.sim.time_scale = f.sim_time_scale;
   pc.run.sim.seed = f.sim_seed;
   pc.run.telemetry = to_run_telemetry_config(f.telemetry);
+  pc.run.economics = to_economics_config(f.economics);
   e.save_outputs = f.save_outputs;
   if (auto t = quality::tokenize_from_string(f.quality_tokenize))
     e.quality_tokenize = *t;

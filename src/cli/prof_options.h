@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/economics_flags.h"
 #include "cli/monitor_command.h"
 #include "plan/execute_run.h"
 
@@ -58,6 +59,7 @@ struct ProfFlags {
   std::string quality_tokenize = "auto";
   bool quiet = false, no_progress = false;
   TelemetryFlags telemetry;  // --telemetry-interval, --gpu-telemetry, --server-metrics ...
+  EconomicsFlags economics;  // --cost-per-hour, --instance, --idle-power-w, --hardware, ...
 };
 
 void add_prof_flags(CLI::App& app, ProfFlags& flags);

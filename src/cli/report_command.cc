@@ -1,5 +1,6 @@
 #include "cli/report_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -8,12 +9,13 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "report/economics.h"
 #include "report/html_report.h"
 #include "report/markdown_report.h"
 #include "report/run_folder.h"
-#include "results/run_outputs.h"
 #include "report/study_tables.h"
 #include "report/svg_chart.h"
+#include "results/run_outputs.h"
 
 namespace sb::cli {
 namespace {
@@ -27,6 +29,7 @@ struct ReportFlags {
   double max_error_rate = report::kDefaultMaxErrorRate;
   int64_t min_requests = report::kDefaultMinRequests;
   double at_concurrency = 0;  // 0: the highest concurrency run by every backend
+  std::string reference;      // the hardware table's agreement reference (default: first)
   std::string title = "servebench report";
   std::string png_dir;
   bool quiet = false;
@@ -86,6 +89,7 @@ int run_report(const ReportFlags& f) {
   if (f.at_concurrency < 0)
     throw usage_error("--at-concurrency: give a concurrency level, e.g. 200");
   if (f.at_concurrency > 0) o.at_concurrency = f.at_concurrency;
+  o.quality_reference = f.reference;
   for (const std::string& s : f.sla) o.sla.push_back(report::parse_sla(s));
 
   const std::vector<report::RunData> runs = report::load_runs(paths);
@@ -95,8 +99,16 @@ int run_report(const ReportFlags& f) {
 
   // The study's tables on the terminal (stdout), unless stdout carries the report itself.
   const report::Study study = report::study_of(runs, o);
+  if (!f.reference.empty() && std::find(study.backends.begin(), study.backends.end(),
+                                        f.reference) == study.backends.end()) {
+    std::string names;
+    for (const auto& b : study.backends) names += (names.empty() ? "" : ", ") + b;
+    throw usage_error(fmt::format("--reference '{}': not a backend of these runs (they are: {})",
+                                  f.reference, names));
+  }
   const bool to_stdout = f.output == "-";
-  if (!f.quiet && !to_stdout) fmt::print("{}", report::study_text(study));
+  if (!f.quiet && !to_stdout)
+    fmt::print("{}{}", report::study_text(study), report::economics_text(study));
 
   const std::string text = f.format == "md" ? report::render_markdown_report(runs, o)
                                             : report::render_html_report(runs, o);
@@ -140,6 +152,9 @@ std::function<int()> add_report_command(CLI::App& root) {
                   "The load of the study's per-load tables (default: the highest concurrency "
                   "run by every backend)");
   app->add_option("--title", f->title, "Report title");
+  app->add_option("--reference", f->reference,
+                  "Backend the hardware table's output agreement (BLEU, chrF, exact match) is "
+                  "measured against (default: the first backend)");
   app->add_option("--png-dir", f->png_dir,
                   "Also write every chart as DIR/ID.svg and DIR/ID.png (needs rsvg-convert)");
   app->add_flag("-q,--quiet", f->quiet, "No messages on stderr except errors");

@@ -18,6 +18,8 @@ const std::vector<InstancePrice>& instance_prices() {
       {"aws:g6e.xlarge", "L40S", 1, 1.861, "1x NVIDIA L40S 48 GB, 4 vCPU"},
       {"aws:p4d.24xlarge", "A100", 8, 32.7726, "8x NVIDIA A100 40 GB"},
       {"aws:p4d.24xlarge/gpu", "A100", 1, 32.7726 / 8, "one GPU's share of a p4d.24xlarge"},
+      {"aws:p4de.24xlarge", "A100", 8, 40.9657, "8x NVIDIA A100 80 GB"},
+      {"aws:p4de.24xlarge/gpu", "A100", 1, 40.9657 / 8, "one GPU's share of a p4de.24xlarge"},
       {"aws:p5.48xlarge", "H100", 8, 98.32, "8x NVIDIA H100 80 GB"},
       {"aws:p5.48xlarge/gpu", "H100", 1, 98.32 / 8, "one GPU's share of a p5.48xlarge"},
   };

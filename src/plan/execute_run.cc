@@ -11,6 +11,7 @@
 #include "engine/engine.h"
 #include "net/url.h"
 #include "plan/progress.h"
+#include "plan/run_economics.h"
 #include "predict/virtual_run.h"
 #include "results/request_log.h"
 #include "results/request_log_read.h"
@@ -323,6 +324,7 @@ RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop) {
     info.telemetry = std::move(telemetry_json);
     if (!log_error.empty()) info.config["request_log_error"] = log_error;
     metrics::RunSummary summary = metrics::summarize_run(result.records, info);
+    add_economics(spec, result.records, summary, info);  // energy, cost (telemetry.jsonl)
     const std::string outputs_error = try_write_run_outputs(spec.dir, summary, info);
     out = outcome_of(std::move(summary), result.interrupted, spec);
     if (!log_error.empty() || !outputs_error.empty())

@@ -18,6 +18,7 @@
 #include "config/engine_config.h"
 #include "metrics/goodput.h"
 #include "metrics/run_summary.h"
+#include "plan/economics_config.h"
 #include "plan/providers.h"
 #include "plan/run_telemetry.h"
 #include "sim/catalog.h"
@@ -59,6 +60,9 @@ struct RunSpec {
   const Provider* provider = nullptr;  // points engine at it (apply_provider)
   SimTarget sim;
   RunTelemetryConfig telemetry;
+  // Price, idle power and hardware labels: summary.json's `energy` and `cost`
+  // (plan/run_economics.h); a provider's own fields of providers.yaml override these.
+  EconomicsConfig economics;
   // Exit code error_rate when more than this fraction of measured requests failed (prof's
   // --max-error-rate); < 0: no such gate.
   double max_error_rate = -1;

@@ -8,13 +8,22 @@
 //   "runs": [{provider, scenario, stage, kind, load_kind, load_level, folder, status, error,
 //             cold_start_s, requests, ttft_p50_ms, ttft_p99_ms, e2e_p50_ms, e2e_p99_ms,
 //             qps, output_tokens_per_s, error_rate, goodput_fraction, slo_met,
-//             gpu_mem_used_peak_mib, sm_util_mean_pct, mem_bw_util_mean_pct, sim_time_scale}],
+//             gpu_mem_used_peak_mib, sm_util_mean_pct, mem_bw_util_mean_pct, sim_time_scale,
+//             hardware, precision, gpus, mean_power_w, energy_j, j_per_output_token,
+//             output_tokens_per_j, usd_per_million_output_tokens, usd_per_1000_requests}],
 //   "searches": [{provider, scenario, stage, kind, knee, peak_qps, peak_level, max_stable,
 //                 stop_reason}]}
 // index.csv: the runs, one row each, the same fields (empty = undefined).
 // The GPU columns come from the run's summary.json `telemetry` (report/gpu_use.h: peak memory
 // used in MiB, mean SM and memory-bandwidth utilisation in %), sim_time_scale from its config
 // (1 = real time; absent for runs without a simulator); add() reads them from the folder.
+// The energy and cost columns come from its summary.json `energy` and `cost` (model time for a
+// time-scaled simulator; null without a figure or a price). index.json also holds
+// "at_slo": [{provider, scenario, load_kind, load_level, folder, usd_per_million_output_tokens,
+// j_per_output_token, output_tokens_per_s}], per provider and scenario its highest load whose run
+// was ok and met the SLOs, and "cheapest": per scenario the provider of those with the lowest
+// usd_per_million_output_tokens, with "margin_pct" over the next ({scenario, provider,
+// load_level, usd_per_million_output_tokens, next_provider, margin_pct}).
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +44,10 @@ struct IndexRow {
   bool slo_met = true;
   std::optional<double> gpu_mem_used_peak_mib, sm_util_mean_pct, mem_bw_util_mean_pct;
   std::optional<double> sim_time_scale;  // config.sim_time_scale of the run
+  // Energy and cost (summary.json energy, cost, config.hardware/precision/gpus).
+  std::string hardware, precision;
+  std::optional<double> gpus, mean_power_w, energy_j, j_per_output_token, output_tokens_per_j,
+      usd_per_million_output_tokens, usd_per_1000_requests;
 };
 
 struct SearchRow {

@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/header_check.h"
+#include "metrics/cost.h"
 #include "net/url.h"
 #include "protocol/adapter.h"
 #include "sim/config.h"
@@ -78,13 +79,28 @@ void parse_sim(const YamlContext& ctx, const YAML::Node& parent, const std::stri
   p.sim_choice = ch;
 }
 
+// hardware, precision, cost_per_hour, instance, idle_power_w of the provider mapping `n`.
+void parse_economics(const YamlContext& ctx, const YAML::Node& n, const std::string& fi,
+                     EconomicsConfig& ec) {
+  ec.hardware = get_string(ctx, n, "hardware", fi + ".hardware").value_or("");
+  ec.precision = get_string(ctx, n, "precision", fi + ".precision").value_or("");
+  ec.cost_per_hour_usd = get_number(ctx, n, "cost_per_hour", fi + ".cost_per_hour", 0);
+  ec.instance = get_string(ctx, n, "instance", fi + ".instance").value_or("");
+  ec.idle_power_w = get_number(ctx, n, "idle_power_w", fi + ".idle_power_w", 0);
+  if (!ec.instance.empty() && !metrics::find_instance(ec.instance))
+    yaml_fail(ctx, n["instance"], fi + ".instance",
+              fmt::format("'{}' is not in the price table (known: {}); give cost_per_hour "
+                          "(USD per hour) instead",
+                          ec.instance, metrics::instance_names()));
+}
+
 Provider parse_one(const YamlContext& ctx, const YAML::Node& n, size_t index) {
   const std::string f = fmt::format("providers[{}]", index);
   if (!n.IsMap()) yaml_fail(ctx, n, f, "expected a mapping with id, base_url, ...");
-  check_keys(
-      ctx, n, f,
-      {"id", "name", "api_key", "base_url", "model_name", "model_category", "api", "endpoints",
-       "load_balancer", "headers", "api_key_env", "sim", "sim_replicas", "launch"});
+  check_keys(ctx, n, f,
+             {"id", "name", "api_key", "base_url", "model_name", "model_category", "api",
+              "endpoints", "load_balancer", "headers", "api_key_env", "sim", "sim_replicas",
+              "launch", "hardware", "precision", "cost_per_hour", "instance", "idle_power_w"});
   Provider p;
   p.where = yaml_where(ctx, n);
   p.id = get_string(ctx, n, "id", f + ".id").value_or("");
@@ -178,6 +194,7 @@ Provider parse_one(const YamlContext& ctx, const YAML::Node& n, size_t index) {
       yaml_fail(ctx, l["ready_timeout"], fl + ".ready_timeout", "must be positive");
     p.launch = s;
   }
+  parse_economics(ctx, n, fi, p.economics);
   // Exactly one kind of target.
   if (p.endpoints.empty() && p.sim.empty())
     yaml_fail(ctx, n, fi + ".base_url",

@@ -19,6 +19,11 @@
 //       sim_replicas: 2                 # that many simulators, load-balanced
 //     - id: h100-vllm
 //       sim: {engine: vllm, gpu: H100, model: llama-3.1-8b, tp: 1, dtype: fp8}   # the catalog
+//       hardware: 1x H100             # comparison labels (default from the catalog choice)
+//       precision: fp8
+//       cost_per_hour: 12.29          # USD per hour of the provider's deployment, or
+//       instance: aws:p5.48xlarge/gpu # a price-table entry (metrics/cost.h)
+//       idle_power_w: 70              # per GPU (default: the simulator's, else measured)
 //     - id: local
 //       base_url: http://127.0.0.1:8080
 //       launch: {command: "text-generation-launcher ...", ready_url: http://127.0.0.1:8080/health,
@@ -36,6 +41,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "config/engine_config.h"
+#include "plan/economics_config.h"
 #include "plan/yaml_fields.h"
 #include "sim/catalog.h"
 
@@ -61,6 +67,9 @@ struct Provider {
   std::optional<sim::SimChoice> sim_choice;
   int sim_replicas = 1;
   std::optional<LaunchSpec> launch;
+  // hardware, precision, cost_per_hour, instance, idle_power_w (plan/run_economics.h): they
+  // override the command's (--cost-per-hour, ...) for this provider's runs.
+  EconomicsConfig economics;
   std::string where;  // FILE:LINE of its entry, for messages at run time
 };
 

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "report/economics.h"
 #include "report/recommendation.h"
 #include "report/report_tables.h"
 #include "report/study_tables.h"
@@ -179,56 +180,10 @@ std::vector<Chart> load_charts(const std::vector<RunGroup>& groups) {
   return out;
 }
 
-// Throughput against interactivity, one panel per scenario: x = output tokens/s per user
-// (output tok/s ÷ concurrency), y = output tok/s (one simulated GPU per backend), one point
-// per level; the Pareto frontier (no point better on both axes) across backends is marked.
-std::vector<Chart> pareto_charts(const std::vector<RunGroup>& groups) {
+// The Pareto charts of economics.h, as the report's charts.
+std::vector<Chart> pareto_chart_list(const std::vector<RunGroup>& groups) {
   std::vector<Chart> out;
-  const std::vector<std::string> backends = backends_of(groups);
-  std::vector<std::string> scenarios;
-  for (const RunGroup& g : groups)
-    if (g.load_kind == "concurrency" &&
-        std::find(scenarios.begin(), scenarios.end(), g.scenario) == scenarios.end())
-      scenarios.push_back(g.scenario);
-  for (const std::string& sc : scenarios) {
-    svg::LineChart c;
-    c.id = "pareto-" + slug(sc);
-    c.title = "Throughput vs tokens/s per user — " + sc;
-    c.x = {"output tokens/s per user", "tok/s", {}, {}};
-    c.y = {"output throughput", "tok/s", {}, {}};
-    std::vector<const RunData*> panel_runs;
-    std::vector<svg::Point> all;
-    for (const RunGroup& g : groups) {
-      if (g.load_kind != "concurrency" || g.scenario != sc) continue;
-      svg::Series s{g.backend, {}, backend_color(backends, g.backend), ""};
-      for (const RunData* r : g.runs) {
-        const auto tok = r->view.throughput.output_tokens_per_s;
-        const double conc = load_of(r->view).value;
-        if (!tok || !(conc > 0)) continue;
-        s.points.push_back({*tok / conc, *tok});
-        all.push_back(s.points.back());
-        panel_runs.push_back(r);
-      }
-      std::sort(s.points.begin(), s.points.end(),
-                [](const svg::Point& a, const svg::Point& b) { return a.x < b.x; });
-      c.series.push_back(s);
-    }
-    if (all.empty()) continue;
-    c.note = chart_note(panel_runs);
-    // Frontier: sorted by x descending, keep each point whose y beats every point to its right.
-    std::sort(all.begin(), all.end(),
-              [](const svg::Point& a, const svg::Point& b) { return a.x > b.x; });
-    svg::Series front{"Pareto frontier", {}, "#999999", "2 3"};
-    double best = -INFINITY;
-    for (const svg::Point& p : all)
-      if (p.y > best) {
-        front.points.push_back(p);
-        best = p.y;
-      }
-    std::reverse(front.points.begin(), front.points.end());
-    c.series.push_back(front);
-    out.push_back({c.id, svg::render_line_chart(c)});
-  }
+  for (auto& [id, svg] : pareto_charts(groups)) out.push_back({id, std::move(svg)});
   return out;
 }
 
@@ -430,7 +385,7 @@ std::vector<std::pair<std::string, std::string>> report_charts(const std::vector
                                                                const ReportOptions& o) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const Chart& c : load_charts(group_runs(runs))) out.emplace_back(c.id, c.svg);
-  for (const Chart& c : pareto_charts(group_runs(runs))) out.emplace_back(c.id, c.svg);
+  for (const Chart& c : pareto_chart_list(group_runs(runs))) out.emplace_back(c.id, c.svg);
   for (const Chart& c : cdf_charts(study_of(runs, o))) out.emplace_back(c.id, c.svg);
   for (const Chart& c : quality_charts(group_runs(runs))) out.emplace_back(c.id, c.svg);
   for (size_t i = 0; i < runs.size(); ++i)
@@ -491,12 +446,27 @@ std::string render_html_report(const std::vector<RunData>& runs, const ReportOpt
   }
   out += "</details></section>\n";
 
+  if (has_economics(runs)) {
+    out += "<section id=\"economics\"><h2>Energy, cost and hardware</h2><ul>";
+    for (const Cheapest& c : cheapest_meeting_slo(study))
+      fmt::format_to(it, "<li data-scenario=\"{}\" data-cheapest=\"{}\">{}</li>",
+                     escape(c.scenario), escape(c.ranked.empty() ? "" : c.ranked[0].backend),
+                     escape(c.text));
+    out += "</ul>";
+    html_table(out, hardware_table(study, o.quality_reference));
+    out +=
+        "<p class=\"note\">Energy: sampled power integrated over each run's measured window "
+        "(summary.json energy: its source, samples and gaps); cost: the run's price per hour × "
+        "that window. Simulated runs use the simulator's power model and are in model "
+        "time.</p></section>\n";
+  }
+
   const auto lc = load_charts(groups);
   if (!lc.empty()) {
     out += "<section id=\"load\"><h2>Against load</h2>";
     charts_div(out, lc);
-    if (const auto pc = pareto_charts(groups); !pc.empty()) {
-      out += "<h3>Throughput against interactivity</h3>";
+    if (const auto pc = pareto_chart_list(groups); !pc.empty()) {
+      out += "<h3>Throughput, energy and cost against interactivity (Pareto)</h3>";
       charts_div(out, pc);
     }
     out += "</section>\n";

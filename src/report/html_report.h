@@ -2,9 +2,10 @@
 // `servebench report`: one self-contained HTML file (inline CSS and inline SVG; no script, no
 // external reference) from loaded runs. Sections, in order: notes on skipped or bad input, SLA
 // verdicts, recommendation (recommendation.h), the study's tables (study_tables.h; the
-// per-load comparison tables folded under them), charts against load (throughput, latency
-// percentiles, error rate, goodput), CDFs of TTFT/TPOT/ITL/e2e, per-run time series, a run summary
-// table, resource use, the effective configuration and host of each run, and the metric glossary.
+// per-load comparison tables folded under them), energy, cost and hardware (economics.h), charts
+// against load (throughput, latency percentiles, error rate, goodput), CDFs of TTFT/TPOT/ITL/e2e,
+// per-run time series, a run summary table, resource use, the effective configuration and host of
+// each run, and the metric glossary.
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct ReportOptions {
   int64_t min_requests = kDefaultMinRequests;    // the study's smallest judged sample
   std::optional<double> at_concurrency;          // the study's named load (study.h)
   std::string tool_version;
+  // The backend the hardware table's output agreement is measured against (economics.h);
+  // empty: the first backend.
+  std::string quality_reference;
 };
 
 // The study (study.h) of `runs` under these options.

@@ -268,11 +268,14 @@ std::string polyline_points(const std::vector<Point>& screen) {
 std::string render_line_chart(const LineChart& c) {
   // At most kMaxSeries series: the rest are named as left out, never drawn in a reused colour.
   const size_t shown = std::min(c.series.size(), kMaxSeries);
+  std::vector<const Series*> drawn;
+  for (size_t i = 0; i < shown; ++i) drawn.push_back(&c.series[i]);
+  if (!c.overlay.points.empty()) drawn.push_back(&c.overlay);
   double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
   std::vector<std::string> names;
   std::vector<Style> styles;
-  for (size_t i = 0; i < shown; ++i) {
-    const Series& s = c.series[i];
+  for (size_t i = 0; i < drawn.size(); ++i) {
+    const Series& s = *drawn[i];
     names.push_back(s.name);
     styles.push_back({s.color.empty() ? color(i) : s.color, s.dash});
     for (const Point& p : s.points) {
@@ -308,8 +311,8 @@ std::string render_line_chart(const LineChart& c) {
     fmt::format_to(it, "<text class=\"note\" x=\"{}\" y=\"{}\" fill=\"#555\">{}</text>",
                    kMarginLeft, kMarginTop + 6, escape(c.note));
   draw_axes(out, f, c.x, c.y, true);
-  for (size_t i = 0; i < shown; ++i) {
-    const Series& s = c.series[i];
+  for (size_t i = 0; i < drawn.size(); ++i) {
+    const Series& s = *drawn[i];
     const std::string& col = styles[i].color;
     fmt::format_to(it, "<g class=\"series\" data-series=\"{}\" data-style=\"{} {}\">",
                    escape(s.name), col, s.dash.empty() ? "solid" : s.dash);
@@ -329,13 +332,21 @@ std::string render_line_chart(const LineChart& c) {
     if (c.markers)
       for (const Point& p : s.points) {
         if (!drawable(p)) continue;
+        const std::string label =
+            p.label.empty() ? "" : fmt::format(" data-label=\"{}\"", escape(p.label));
         fmt::format_to(it,
-                       "<circle class=\"pt\" data-series=\"{}\" data-x=\"{}\" data-y=\"{}\" "
+                       "<circle class=\"pt\" data-series=\"{}\" data-x=\"{}\" data-y=\"{}\"{} "
                        "cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\"><title>{}: {} = {}, "
                        "{} = {}</title></circle>",
-                       escape(s.name), exact(p.x), exact(p.y), f.x(p.x), f.sy(p.y), col,
-                       escape(s.name), escape(c.x.label), escape(with_unit(p.x, c.x.unit)),
-                       escape(c.y.label), escape(with_unit(p.y, c.y.unit)));
+                       escape(s.name), exact(p.x), exact(p.y), label, f.x(p.x), f.sy(p.y), col,
+                       escape(p.label.empty() ? s.name : p.label), escape(c.x.label),
+                       escape(with_unit(p.x, c.x.unit)), escape(c.y.label),
+                       escape(with_unit(p.y, c.y.unit)));
+        if (!p.label.empty())
+          fmt::format_to(it,
+                         "<text class=\"pt-label\" x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"9\" "
+                         "fill=\"#555\">{}</text>",
+                         f.x(p.x) + 5, f.sy(p.y) - 5, escape(p.label));
       }
     out += "</g>";
   }

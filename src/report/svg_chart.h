@@ -49,6 +49,9 @@ struct LinearScale {
 
 struct Point {
   double x = 0, y = 0;
+  // Drawn beside the marker (small print) and named in its hover text, as data-label: e.g.
+  // "tgi c16" on a Pareto chart. Empty: none.
+  std::string label;
 };
 // At most this many series are drawn in one chart (the rest are named as left out); the
 // palette has as many colours, so no colour repeats within a chart.
@@ -73,6 +76,9 @@ struct LineChart {
   std::string title;  // shown above the chart
   Axis x, y;
   std::vector<Series> series;
+  // Drawn after `series` and named in the legend, outside the kMaxSeries limit (it has its own
+  // colour): a Pareto frontier across the series. Empty points: none.
+  Series overlay;
   bool markers = true;  // draw (and make hoverable) every point
   bool lines = true;    // false: markers only (a scatter plot)
   std::string note;     // a line of small print under the title ("simulated at ×0.005")

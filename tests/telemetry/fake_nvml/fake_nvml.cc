@@ -2,10 +2,14 @@
 // uses and returns scripted values, read at nvmlInit from the environment:
 //   FAKE_NVML_INIT_RC=N      nvmlInit_v2 returns N (default 0 = success)
 //   FAKE_NVML_DEVICES="name,sm%,mem%,used_bytes,total_bytes,power_mW,temp_C,sm_MHz;..."
+//   FAKE_NVML_POWER_RAMP="t0_ns,p0_mW,slope_mW_per_s": every device's power is then
+//     p0 + slope x (now - t0), now and t0 on CLOCK_MONOTONIC (steady_clock's epoch), so a test
+//     knows the power curve and its integral (tests/telemetry/energy_nvml_test.cc)
 // Every value is static storage: nothing to leak under ASan.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 namespace {
 
@@ -18,9 +22,15 @@ struct Device {
 Device g_devices[8];
 unsigned g_count = 0;
 int g_init_calls = 0;
+bool g_ramp = false;
+long long g_ramp_t0_ns = 0;
+double g_ramp_p0_mw = 0, g_ramp_slope_mw_per_s = 0;
 
 void load_script() {
   g_count = 0;
+  const char* ramp = std::getenv("FAKE_NVML_POWER_RAMP");
+  g_ramp = ramp && std::sscanf(ramp, "%lld,%lf,%lf", &g_ramp_t0_ns, &g_ramp_p0_mw,
+                               &g_ramp_slope_mw_per_s) == 3;
   const char* s = std::getenv("FAKE_NVML_DEVICES");
   while (s && *s && g_count < 8) {
     Device& d = g_devices[g_count];
@@ -92,6 +102,13 @@ __attribute__((visibility("default"))) int nvmlDeviceGetMemoryInfo(void* h, nvml
 }
 __attribute__((visibility("default"))) int nvmlDeviceGetPowerUsage(void* h, unsigned int* mw) {
   *mw = dev(h)->power_mw;
+  if (g_ramp) {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    const double now_ns = static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+    const double p = g_ramp_p0_mw + g_ramp_slope_mw_per_s * (now_ns - g_ramp_t0_ns) / 1e9;
+    *mw = p > 0 ? static_cast<unsigned>(p + 0.5) : 0;
+  }
   return 0;
 }
 __attribute__((visibility("default"))) int nvmlDeviceGetTemperature(void* h, int, unsigned int* t) {
