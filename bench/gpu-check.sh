@@ -45,3 +45,30 @@ for dev in sorted({int(r[0]) for r in rows}):
         print(f"{dev:>6} {name:<16} {x['mean'] if x else float('nan'):>14.6g} {sm:>14.6g} "
               f"{x['max'] if x else float('nan'):>14.6g} {max(vals) if vals else float('nan'):>14.6g}")
 PY
+
+# Energy with NVML power: a short CPU-side load (the simulator on this machine's CPU, as its
+# own server, so the run's power comes from NVML and not from the simulator's model) and its
+# summary.json energy: J per output token of the GPU's draw over the measured window (the
+# GPU itself idles: the figure checks the integration on real samples, not a model).
+echo "== energy: prof against a CPU-side simulator, --gpu-telemetry nvml, 5 s"
+"$bin" sim --preset tgi --port 0 > "$out/sim.url" 2>/dev/null &
+sim=$!
+trap 'kill $sim 2>/dev/null || true; rm -rf "$out"' EXIT
+for _ in $(seq 50); do [ -s "$out/sim.url" ] && break; sleep 0.1; done
+url=$(head -n1 "$out/sim.url" | grep -o 'http://[^ ]*' || true)
+[ -n "$url" ] || { echo "gpu-check: the simulator did not print its URL"; exit 1; }
+"$bin" prof --base-url "$url" --api tgi --concurrency 8 --duration 5s --output-length 64 \
+  --gpu-telemetry nvml --telemetry-interval 200 -q --no-progress -o "$out/energy" 2>&1 |
+  sed 's/^/servebench: /'
+python3 - "$out/energy/summary.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+e = s.get("energy", {})
+if not e.get("available"):
+    print("no energy figure: " + str(e.get("reason")))
+    sys.exit(1)
+print(f"source {e['source']}: {e['samples']} samples over {e['window_s']:.2f} s, "
+      f"{e['energy_j']:.1f} J, mean {e['mean_power_w']:.1f} W, "
+      f"{e['j_per_output_token']:.4g} J/output token, "
+      f"idle {e['idle_power_w']} W ({e['idle_source']}), gaps {e['gaps']}")
+PY

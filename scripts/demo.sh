@@ -41,3 +41,4 @@ start_s=$(date +%s)
   --title "Reference study (predicted in virtual time, full length)" > /dev/null
 echo "   $(( $(date +%s) - start_s )) s; its tables in $predicted.txt, its report in" \
   "$predicted/report.html"
+echo "   Hardware, energy and cost (A10G/L4/A100/H100 x fp16/int4, J/token, \$/M tokens, Pareto): $bin predict run examples/hardware-comparison.yaml -o hw && $bin report hw -o hw/report.html"

@@ -32,6 +32,31 @@ bool differs(const Distribution& a, const Distribution& b) {
   return a.count != b.count || a.mean != b.mean || a.p99 != b.p99 || a.max != b.max;
 }
 
+// "Energy: ..." and "Cost: ..." when the run has them (metrics/energy.h, metrics/cost.h).
+void energy_lines(std::string& out, const RunSummary& s) {
+  auto it = std::back_inserter(out);
+  if (const auto& e = s.energy) {
+    const char* base = e->time_base == "model" ? " (model time)" : "";
+    if (!e->available) {
+      fmt::format_to(it, "Energy:     - ({})\n", e->reason);
+    } else {
+      fmt::format_to(it, "Energy:     {:.4g} J over {:.2f} s{}, {:.4g} W mean; {} J/token",
+                     e->total.energy_j, e->window_s, base, e->total.mean_power_w,
+                     num(e->total.j_per_output_token, 3));
+      if (e->above_idle)
+        fmt::format_to(it, " ({} above {:.4g} W idle, {})",
+                       num(e->above_idle->j_per_output_token, 3), *e->idle_power_w, e->idle_source);
+      fmt::format_to(it, "; from {}\n", e->source);
+    }
+  }
+  if (const auto& c = s.cost)
+    fmt::format_to(it,
+                   "Cost:       ${:.4g} at ${:.4g}/h ({}): ${} per million output tokens, ${} per "
+                   "1,000 requests\n",
+                   c->usd, c->rate.usd_per_hour, c->rate.source,
+                   num(c->usd_per_million_output_tokens, 4), num(c->usd_per_1000_requests, 4));
+}
+
 }  // namespace
 
 std::string format_terminal_summary(const RunSummary& s) {
@@ -92,6 +117,7 @@ std::string format_terminal_summary(const RunSummary& s) {
                    l.concurrency, num(l.achieved_rate));
   }
   fmt::format_to(it, "Late sends: {} (dispatch delay > 1 ms)\n", l.late_sends);
+  energy_lines(out, s);
   return out;
 }
 

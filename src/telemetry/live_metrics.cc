@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <iterator>
 
@@ -76,9 +77,17 @@ void LiveMetrics::observe(const metrics::RequestRecord& r) {
   if (auto t = r.tpot_ms()) tpot_.observe(*t / 1e3);
 }
 
-void LiveMetrics::set_gpu(const std::vector<GpuReading>& readings) {
+void LiveMetrics::set_gpu(const std::vector<GpuReading>& readings, TimePoint at) {
   std::lock_guard lock(gpu_mu_);
+  gpu_energy_j_.resize(readings.size(), 0.0);
+  if (gpu_.size() == readings.size() && at > gpu_at_) {
+    const double dt_s = std::chrono::duration<double>(at - gpu_at_).count();
+    for (size_t i = 0; i < readings.size(); ++i)
+      if (std::isfinite(gpu_[i].power_w) && std::isfinite(readings[i].power_w))
+        gpu_energy_j_[i] += (gpu_[i].power_w + readings[i].power_w) / 2 * dt_s;
+  }
   gpu_ = readings;
+  gpu_at_ = at;
 }
 
 std::string LiveMetrics::render() const {
@@ -156,6 +165,12 @@ std::string LiveMetrics::render() const {
       if (!std::isnan(r.*g.v))
         fmt::format_to(it, "{}{{device=\"{}\"}} {}\n", g.name, r.index, r.*g.v);
   }
+  out +=
+      "# HELP gpu_energy_joules_total GPU energy since the first sample (power samples, "
+      "trapezoid).\n# TYPE gpu_energy_joules_total counter\n";
+  for (size_t i = 0; i < gpu_.size(); ++i)
+    fmt::format_to(it, "gpu_energy_joules_total{{device=\"{}\"}} {}\n", gpu_[i].index,
+                   gpu_energy_j_[i]);
   return out;
 }
 

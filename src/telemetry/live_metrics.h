@@ -3,7 +3,9 @@
 // --metrics-port: servebench_request_duration_seconds (labels provider, scenario,
 // status_class) and its alias api_request_duration_seconds{framework=...} (the reference
 // study's name), TTFT and TPOT histograms, request / token counters, error counters by
-// class, the in-flight gauge and GPU gauges (gpu_memory_used_bytes{device=...} ...).
+// class, the in-flight gauge and GPU gauges (gpu_memory_used_bytes{device=...} ...), and
+// gpu_energy_joules_total{device=...}: the GPU samples' power integrated (trapezoid) from the
+// first sample on.
 // observe() runs on the engine's worker threads for every finished request: relaxed
 // atomics only, no lock, no allocation.
 #include <array>
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/error_class.h"
 #include "metrics/request_record.h"
 #include "telemetry/gpu_source.h"
@@ -25,7 +28,9 @@ class LiveMetrics {
   LiveMetrics(std::string provider, std::string scenario);
   void observe(const metrics::RequestRecord& r);
   void set_in_flight(int64_t n) { in_flight_.store(n, std::memory_order_relaxed); }
-  void set_gpu(const std::vector<GpuReading>& readings);
+  void set_gpu(const std::vector<GpuReading>& readings) { set_gpu(readings, Clock::now()); }
+  // The readings taken at `at` (tests give the instants).
+  void set_gpu(const std::vector<GpuReading>& readings, TimePoint at);
   std::string render() const;
 
   struct Histogram {
@@ -49,6 +54,8 @@ class LiveMetrics {
   std::atomic<int64_t> in_flight_{0};
   mutable std::mutex gpu_mu_;
   std::vector<GpuReading> gpu_;
+  TimePoint gpu_at_{};
+  std::vector<double> gpu_energy_j_;  // per reading position, since the first sample
 };
 
 }  // namespace sb::telemetry
