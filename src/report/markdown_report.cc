@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "report/economics.h"
 #include "report/html_report.h"
 #include "report/recommendation.h"
 #include "report/report_tables.h"
@@ -69,6 +70,12 @@ std::string render_markdown_report(const std::vector<RunData>& runs, const Repor
   for (const std::string& n : study_notes(study)) fmt::format_to(it, "{}\n\n", n);
   for (const Table& t : study_tables(study))
     fmt::format_to(it, "### {}\n\n{}\n", t.title, markdown_table(t));
+  if (has_economics(runs)) {
+    out += "## Energy, cost and hardware\n\n";
+    for (const Cheapest& c : cheapest_meeting_slo(study)) fmt::format_to(it, "- {}\n", c.text);
+    const Table hw = hardware_table(study, o.quality_reference);
+    fmt::format_to(it, "\n### {}\n\n{}\n", hw.title, markdown_table(hw));
+  }
   out += "## Runs\n\n" + markdown_table(run_summary_table(runs));
   return out;
 }

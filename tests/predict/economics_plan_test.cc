@@ -118,3 +118,54 @@ TEST(EconomicsPlan, HardwareComparisonExamplePredictsEnergyAndCostEverywhere) {
 
 }  // namespace
 }  // namespace sb
+
+namespace sb {
+namespace {
+
+// The hardware table's quality column: two live simulator runs of the same prompts with
+// saved outputs, the second "model" (another --sim-seed) scored against the reference's texts.
+TEST(EconomicsPlan, PriceTableIsListedWithItsDateAndSource) {
+  const auto r = testing::run_servebench("prof --list-instances");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("aws:g5.xlarge"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1.0060"), std::string::npos);
+  EXPECT_NE(r.out.find("prices of 2024-12: AWS EC2 On-Demand"), std::string::npos);
+  const auto bad = testing::run_servebench("prof --sim tgi --instance aws:x1 -n 1");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.out.find("--instance 'aws:x1': not in the price table"), std::string::npos)
+      << bad.out;
+}
+
+TEST(EconomicsPlan, HardwareTableScoresOutputsAgainstTheReference) {
+  const auto dir = temp_dir("agree");
+  for (const char* seed : {"1", "2"}) {
+    const auto r = testing::run_servebench(fmt::format(
+        "prof --sim tgi --api tgi --concurrency 4 -n 40 --output-length 16 --sim-time-scale 0.05 "
+        "--save-outputs --sim-seed {0} --hardware '1x A10G' --precision {1} -q --no-progress "
+        "-o {2}/s{0}",
+        seed, seed[0] == '1' ? "fp16" : "int8", dir.string()));
+    ASSERT_EQ(r.code, 0) << r.out;
+  }
+  const auto md = testing::run_servebench(fmt::format(
+      "report --label fp16={0}/s1 --label int8={0}/s2 --reference fp16 --format md -o - -q",
+      dir.string()));
+  ASSERT_EQ(md.code, 0) << md.out;
+  const size_t at = md.out.find("| int8 |", md.out.find("### Hardware and precision"));
+  ASSERT_NE(at, std::string::npos) << md.out;
+  const std::string row = md.out.substr(at, md.out.find('\n', at) - at);
+  EXPECT_NE(row.find("| int8 |"), std::string::npos);
+  EXPECT_NE(row.find("BLEU "), std::string::npos) << row;
+  EXPECT_NE(row.find("(n=40)"), std::string::npos) << row;
+  EXPECT_NE(md.out.find("| reference |"), std::string::npos);
+  EXPECT_NE(md.out.find("agreement with fp16"), std::string::npos);
+  const auto bad = testing::run_servebench(fmt::format(
+      "report --label fp16={0}/s1 --label int8={0}/s2 --reference fp32 -o - -q", dir.string()));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.out.find("--reference 'fp32': not a backend of these runs (they are: fp16, int8)"),
+            std::string::npos)
+      << bad.out;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace sb
