@@ -57,10 +57,12 @@ trap 'kill $sim 2>/dev/null || true; rm -rf "$out"' EXIT
 for _ in $(seq 50); do [ -s "$out/sim.url" ] && break; sleep 0.1; done
 url=$(head -n1 "$out/sim.url" | grep -o 'http://[^ ]*' || true)
 [ -n "$url" ] || { echo "gpu-check: the simulator did not print its URL"; exit 1; }
-"$bin" prof --base-url "$url" --api tgi --concurrency 8 --duration 5s --output-length 64 \
-  --gpu-telemetry nvml --telemetry-interval 200 -q --no-progress -o "$out/energy" 2>&1 |
-  sed 's/^/servebench: /'
-python3 - "$out/energy/summary.json" <<'PY'
+# One prof run of 5 s with NVML power; prints its summary.json energy block.
+energy_run() {
+  "$bin" prof --base-url "$url" --api tgi --concurrency 8 --duration 5s --output-length 64 \
+    --gpu-telemetry nvml --telemetry-interval 200 -q --no-progress -o "$out/$1" 2>&1 |
+    sed 's/^/servebench: /'
+  python3 - "$out/$1/summary.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 e = s.get("energy", {})
@@ -72,3 +74,34 @@ print(f"source {e['source']}: {e['samples']} samples over {e['window_s']:.2f} s,
       f"{e['j_per_output_token']:.4g} J/output token, "
       f"idle {e['idle_power_w']} W ({e['idle_source']}), gaps {e['gaps']}")
 PY
+}
+energy_run energy
+
+# The same load while the GPU works (a bf16 matmul loop in PyTorch, where python3 has it
+# with CUDA): the integrated power must rise with the GPU's draw, and nvidia-smi's mean
+# power over the same seconds is printed beside it.
+if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  echo "== energy: the same prof while PyTorch keeps the GPU busy (bf16 matmuls, 9 s)"
+  python3 - <<'PY' &
+import time, torch
+a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+end = time.time() + 9
+while time.time() < end:
+    for _ in range(20): c = a @ b
+    torch.cuda.synchronize()
+PY
+  burn=$!
+  sleep 2
+  nvidia-smi --query-gpu=power.draw --format=csv,noheader,nounits -lms 200 > "$out/busy.csv" &
+  smi=$!
+  energy_run energy-busy
+  kill $smi 2>/dev/null || true
+  wait $burn 2>/dev/null || true
+  python3 -c "
+import sys
+v = [float(x) for x in open('$out/busy.csv') if x.strip()]
+print(f'nvidia-smi power.draw over the same run: mean {sum(v)/len(v):.1f} W, {len(v)} readings')"
+else
+  echo "== energy with a busy GPU: skipped (python3 has no CUDA-enabled torch)"
+fi
