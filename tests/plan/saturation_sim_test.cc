@@ -91,9 +91,9 @@ TEST(SaturationSim, FindsTheKneeOfTheTgiPresetWithinOneStep) {
   for (const auto& r : index.runs())
     levels += fmt::format(" c{:g}: {:.1f} req/s p50 e2e {:.0f} ms;", r.load_level,
                           r.headline.qps.value_or(0), r.headline.e2e_p50_ms.value_or(0));
-  std::printf("predicted knee %g, measured%s stop: %s\n", expected, levels.c_str(),
-              s.stop_reason.c_str());
-  SCOPED_TRACE("predicted knee " + std::to_string(expected) + ", measured" + levels);
+  const std::string measured = fmt::format("predicted knee {:g}, measured{}", expected, levels);
+  std::printf("%s stop: %s\n", measured.c_str(), s.stop_reason.c_str());
+  SCOPED_TRACE(measured);
   EXPECT_EQ(s.stop_reason, "saturated");
   ASSERT_TRUE(s.knee);
   EXPECT_LE(std::abs(std::log2(*s.knee) - std::log2(expected)), 1.0 + 1e-9);
