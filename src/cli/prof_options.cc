@@ -105,6 +105,8 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
                "Write into a non-empty -o folder, replacing the files of an earlier run");
   app.add_option("--max-error-rate", f.max_error_rate,
                  "Exit 4 when the error rate is above this fraction");
+  app.add_flag("--strict-client", f.strict_client,
+               "Exit 8 when the client was the bottleneck (summary.json client_health)");
   app.add_option("--max-response-bytes", f.max_response_bytes, "Per-response body limit")
       ->capture_default_str();
   app.add_option("--max-event-bytes", f.max_event_bytes, "Per-SSE-event limit")
@@ -363,6 +365,7 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   pc.output_dir = f.output_dir;
   pc.overwrite = f.overwrite;
   pc.run.max_error_rate = f.max_error_rate;
+  pc.run.strict_client = f.strict_client;
   if (pc.run.max_error_rate > 1)
     throw usage_error("--max-error-rate: a fraction between 0 and 1 (e.g. 0.01 for 1%)");
   pc.quiet = f.quiet;

@@ -48,6 +48,7 @@ struct ProfFlags {
   std::string output_dir, max_response_bytes = "64M", max_event_bytes = "1M";
   bool overwrite = false;
   double max_error_rate = -1;
+  bool strict_client = false;
   std::string sim;
   // A catalog simulator (--sim-gpu, --sim-model, --sim-engine, --sim-tp, --sim-dtype): any of
   // them instead of --sim PRESET; the others take the catalog's defaults (sim/catalog.h).

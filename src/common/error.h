@@ -18,6 +18,9 @@ enum class ExitCode : int {
   // writes summary.json from what is on disk when it can; when summary.json itself cannot be
   // written the message names `servebench summarize DIR` (results/request_log.h).
   io_error = 7,
+  // prof --strict-client: the run was measured and written, and its client-health verdict
+  // says the client, not the server, was the bottleneck (metrics/client_health.h).
+  client_limited = 8,
   // Stopped by SIGINT, SIGTERM or SIGHUP (cli/signals.h): after the first signal the run stops
   // issuing, finishes or cancels what is in flight, writes its results and exits 130; a
   // second SIGINT exits 130 at once from the handler, with only requests.jsonl's flushed lines

@@ -63,6 +63,9 @@ struct EngineConfig {
   Timeouts timeouts;
   int workers = 0;  // event-loop threads; 0 = one per core
   size_t max_event_bytes = size_t{1} << 20;
+  // A test seam, zero in every real run: each worker's loop-lag tick (engine/loop_lag.h) blocks
+  // its event loop this long, a deliberately slow client for the client-health verdict's tests.
+  Nanos loop_stall_for_tests{0};
   bool keep_output_text =
       false;  // fill RequestRecord::output_text (quality, tokenizer, --save-outputs)
   bool save_outputs = false;  // keep output_text in the records (requests.jsonl "output")

@@ -119,6 +119,9 @@ metrics::RunInfo run_info(const EngineConfig& config, const RunResult& result,
   info.max_concurrency = static_cast<int>(l.max_concurrency);
   info.slo = slo;
   info.bucket_interval_ms = to_ms(config.bucket_interval);
+  info.client_loop =
+      metrics::ClientLoopInfo{result.workers, result.loop_lag.ticks, result.loop_lag.late_ticks,
+                              to_ms(result.loop_lag.max_lag)};
   return info;
 }
 

@@ -206,6 +206,7 @@ void collect_records(Crew& crew, RunResult& result) {
     auto& r = w->records();
     std::move(r.begin(), r.end(), std::back_inserter(result.records));
     last_end = std::max(last_end, w->last_end_ns());
+    result.loop_lag.merge(w->loop_lag());
   }
   std::sort(result.records.begin(), result.records.end(),
             [](const auto& a, const auto& b) { return a.id < b.id; });

@@ -19,7 +19,8 @@ struct RunResult {
   double duration_s = 0;     // run start to the last request's end
   bool interrupted = false;  // stopped by a signal before the plan ended
   int workers = 0;
-  TimePoint run_start;  // the instant every *_ns field counts from
+  TimePoint run_start;    // the instant every *_ns field counts from
+  LoopLagStats loop_lag;  // every worker's, merged (loop_lag.h)
 };
 
 // Live view for progress displays, polled by the caller's thread.

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/error_clip.h"
+#include "protocol/timing_headers.h"
 
 namespace sb::engine {
 namespace {
@@ -47,6 +48,16 @@ awaitable<void> run_request(const RequestTemplate& tmpl, Channel& channel, std::
                             metrics::RequestRecord& record) {
   auto& conn = channel.connection;
   const auto& to = tmpl.timeouts;
+  auto& phases = record.client;
+  const auto since_ms = [](TimePoint from, TimePoint to_point) {
+    return static_cast<float>(to_ms(to_point - from));
+  };
+  phases.pool_wait_ms =
+      record.t_sched_ns == metrics::kNoTime
+          ? -1.0f
+          : static_cast<float>(
+                static_cast<double>(ns_since(tmpl.run_start, Clock::now()) - record.t_sched_ns) /
+                1e6);
   const std::string id_header = fmt::format("x-request-id: servebench-{}\r\n", record.id);
   std::string headers = tmpl.extra_headers + id_header;
   net::serialize_request(channel.request_bytes,
@@ -61,8 +72,14 @@ awaitable<void> run_request(const RequestTemplate& tmpl, Channel& channel, std::
   // taken again (the lost time shows in dispatch_delay, never in TTFT).
   for (int attempt = 0;; ++attempt) {
     const bool reused = conn.is_open();
+    phases.reused = reused;
+    phases.connect_ms = phases.tls_ms = -1;
     if (!conn.is_open()) {
       auto r = co_await conn.connect(Clock::now() + to.connect);
+      if (conn.tcp_connect_time() >= Nanos{0})
+        phases.connect_ms = static_cast<float>(to_ms(conn.tcp_connect_time()));
+      if (conn.tls_handshake_time() >= Nanos{0})
+        phases.tls_ms = static_cast<float>(to_ms(conn.tls_handshake_time()));
       if (!r.ok()) {
         record.t_end_ns = ns_since(tmpl.run_start, Clock::now());
         set_error(record,
@@ -77,7 +94,10 @@ awaitable<void> run_request(const RequestTemplate& tmpl, Channel& channel, std::
     const TimePoint total_deadline = t_send + to.total;
     const TimePoint first_deadline = std::min(total_deadline, t_send + to.first_token);
     auto w = co_await conn.write(channel.request_bytes, total_deadline);
-    if (w.ok()) w = co_await conn.read_header(first_deadline);
+    if (w.ok()) {
+      phases.write_ms = since_ms(t_send, Clock::now());
+      w = co_await conn.read_header(first_deadline);
+    }
     if (!w.ok()) {
       if (reused && attempt == 0 &&
           (w.status == net::NetStatus::closed || w.status == net::NetStatus::reset))
@@ -90,6 +110,13 @@ awaitable<void> run_request(const RequestTemplate& tmpl, Channel& channel, std::
       set_error(record, c, w.message);
       co_return;
     }
+
+    phases.ttfb_ms = since_ms(t_send, conn.first_byte_at());
+    phases.headers_ms = since_ms(t_send, conn.header_at());
+    // TGI's x-*-time headers (non-streamed responses); body timings may add to them later.
+    if (auto t =
+            protocol::tgi_timing_headers([&](std::string_view name) { return conn.header(name); }))
+      record.server.merge(*t);
 
     auto& rec = channel.recorder;
     rec.begin(record);
@@ -128,6 +155,7 @@ awaitable<void> run_request(const RequestTemplate& tmpl, Channel& channel, std::
         break;
       }
     }
+    phases.read_lag_max_ms = static_cast<float>(to_ms(conn.max_read_lag()));
     rec.finish(ns_since(tmpl.run_start, Clock::now()), complete);
     if (!conn.keep_alive()) conn.close();
     co_return;

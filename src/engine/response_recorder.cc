@@ -19,7 +19,7 @@ void ResponseRecorder::begin(metrics::RequestRecord& record) {
   clear_and_trim(body_);  // a large body's memory is not kept for the next (common/buffer_trim.h)
   first_bytes_.clear();
   final_seen_ = false;
-  last_text_ns_ = metrics::kNoTime;
+  last_text_ns_ = body_arrived_ns_ = metrics::kNoTime;
   content_chars_ = reasoning_chars_ = event_tokens_ = 0;
   usage_tokens_ = -1;
   usage_from_details_ = false;
@@ -52,6 +52,7 @@ void ResponseRecorder::apply(const protocol::Decoded& d, int64_t now_ns) {
     usage_from_details_ = d.completion_tokens_from_details;
   }
   if (d.prompt_tokens) r.input_tokens = *d.prompt_tokens;
+  if (d.server_timings) r.server.merge(*d.server_timings);
   if (d.final) final_seen_ = true;
   if (d.error != ErrorClass::ok) fail(d.error, d.error_message);
 }
@@ -64,6 +65,7 @@ bool ResponseRecorder::on_event(std::string_view data, int64_t now_ns) {
 bool ResponseRecorder::on_body(std::string_view bytes, int64_t now_ns) {
   if (!stream_) {
     body_.append(bytes);
+    body_arrived_ns_ = now_ns;
     return true;
   }
   append_clipped(first_bytes_, bytes);
@@ -99,7 +101,9 @@ void ResponseRecorder::finish(int64_t now_ns, bool complete) {
     if (!complete) {
       fail(ErrorClass::incomplete_stream, "the connection closed before the whole body arrived");
     } else {
-      apply(adapter_.decode_body(body_), now_ns);
+      // The body's text arrived with its last bytes, not when the request was finished.
+      apply(adapter_.decode_body(body_),
+            body_arrived_ns_ != metrics::kNoTime ? body_arrived_ns_ : now_ns);
     }
   } else if (!failed() && stream_ && !final_seen_) {
     if (parser_.events() == 0 && !first_bytes_.empty()) {

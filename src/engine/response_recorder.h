@@ -57,6 +57,7 @@ class ResponseRecorder {
   std::string first_bytes_;  // first bytes of a streamed body, to explain a non-SSE body
   bool final_seen_ = false;
   int64_t last_text_ns_ = metrics::kNoTime;
+  int64_t body_arrived_ns_ = metrics::kNoTime;  // non-stream: when its last piece arrived
   uint64_t content_chars_ = 0;
   uint64_t reasoning_chars_ = 0;
   uint64_t event_tokens_ = 0;

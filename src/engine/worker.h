@@ -12,6 +12,7 @@
 
 #include "common/asio.h"
 #include "config/engine_config.h"
+#include "engine/loop_lag.h"
 #include "engine/record_finisher.h"
 #include "engine/request_runner.h"
 #include "metrics/request_record.h"
@@ -88,6 +89,8 @@ class Worker {
   // The latest t_end_ns of this worker's requests (kept or not); 0 before any ended.
   int64_t last_end_ns() const { return last_end_ns_; }
   const WorkerCounters& counters() const { return counters_; }
+  // How late this worker's loop ran (loop_lag.h); read after join().
+  const LoopLagStats& loop_lag() const { return lag_probe_.stats(); }
 
  private:
   awaitable<void> closed_slot(Phase& phase);
@@ -106,8 +109,10 @@ class Worker {
   asio::io_context io_{1};
   asio::executor_work_guard<asio::io_context::executor_type> guard_;
   std::unique_ptr<protocol::Adapter> adapter_;
-  std::vector<RequestTemplate> templates_;                   // one per endpoint
-  std::vector<std::vector<std::unique_ptr<Channel>>> idle_;  // per endpoint
+  std::vector<RequestTemplate> templates_;  // one per endpoint
+  // Per endpoint: channels with an open connection at the back (taken first), closed ones
+  // (reconnected on their next request, buffers kept) at the front.
+  std::vector<std::vector<std::unique_ptr<Channel>>> idle_;
   std::vector<Channel*> active_;
   bool cancelled_ = false;
   bool keep_text_ = false;  // record output_text: asked for, or needed to score quality
@@ -117,6 +122,7 @@ class Worker {
   WorkerCounters counters_;
   int64_t in_flight_ = 0;
   asio::steady_timer slot_freed_;
+  LoopLagProbe lag_probe_;
   // Tokenizer recounts and quality scores, off the loop; null when the run has neither.
   std::unique_ptr<RecordFinisher> finisher_;
   std::thread thread_;

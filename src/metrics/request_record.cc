@@ -57,4 +57,10 @@ std::optional<double> RequestRecord::dispatch_delay_ms() const {
   return span_ms(t_sched_ns, t_send_ns);
 }
 
+std::optional<double> RequestRecord::client_network_ms() const {
+  const auto e2e = e2e_ms();
+  if (!e2e || server.total_ms < 0) return std::nullopt;
+  return *e2e - server.total_ms;
+}
+
 }  // namespace sb::metrics

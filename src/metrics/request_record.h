@@ -11,6 +11,7 @@
 
 #include "common/clock.h"
 #include "common/error_class.h"
+#include "common/server_times.h"
 #include "quality/request_quality.h"
 
 namespace sb::metrics {
@@ -61,6 +62,21 @@ struct RequestRecord {
   // records stay small and copies are cheap.
   std::shared_ptr<const quality::RequestQuality> quality;
 
+  // Where the time went (docs/metrics.md): the client's phases of this request, in ms
+  // (negative: the phase did not happen, e.g. connect_ms on a reused connection) ...
+  struct ClientPhases {
+    float pool_wait_ms = -1;     // t_sched to the slot taking the request up (before connect)
+    float connect_ms = -1;       // TCP connect (a new connection only)
+    float tls_ms = -1;           // TLS handshake (https on a new connection only)
+    float write_ms = -1;         // t_send to the whole request written
+    float ttfb_ms = -1;          // t_send to the response's first byte (kernel stamp)
+    float headers_ms = -1;       // t_send to the end of the response header
+    float read_lag_max_ms = -1;  // longest wait of received bytes in the kernel before a read
+    bool reused = false;         // sent on a kept-alive connection
+  } client;
+  // ... and what the server said of it (common/server_times.h).
+  ServerTimes server;
+
   uint32_t events = 0;        // text-bearing events received
   std::vector<float> itl_ms;  // gaps between consecutive text-bearing events (events - 1 values)
 
@@ -76,6 +92,8 @@ struct RequestRecord {
   // (e2e - ttft) / (output_tokens - 1); nullopt unless output_tokens > 1 and both are defined.
   std::optional<double> tpot_ms() const;
   std::optional<double> dispatch_delay_ms() const;  // t_send - t_sched
+  // e2e - server.total_ms: what the client and the network added; nullopt unless both exist.
+  std::optional<double> client_network_ms() const;
 };
 
 }  // namespace sb::metrics

@@ -1,4 +1,7 @@
 #include "metrics/run_summary.h"
+#include "metrics/server_histograms.h"
+
+#include "metrics/server_histograms.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -180,6 +183,9 @@ RunSummary summarize_run(const std::vector<RequestRecord>& records, const RunInf
 
   s.bucket_interval_ms = info.bucket_interval_ms;
   s.timeseries = build_timeseries(measured, info.bucket_interval_ms);
+  s.decomposition = decompose(records);
+  s.decomposition.histograms = server_histograms(info.telemetry);
+  s.client_health = assess_client(s, info);
   return s;
 }
 

@@ -33,7 +33,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "metrics/client_health.h"
 #include "metrics/cost.h"
+#include "metrics/decomposition.h"
 #include "metrics/distribution.h"
 #include "metrics/energy.h"
 #include "metrics/goodput.h"
@@ -59,6 +61,7 @@ struct RunInfo {
   Slo slo;
   double bucket_interval_ms = 1000;  // <= 0: no time series
   nlohmann::json telemetry;          // summary.json `telemetry` (src/telemetry); null: none
+  ClientLoopInfo client_loop;        // the engine's loop-lag probes (client_health.h)
 };
 
 struct RequestCounts {
@@ -136,6 +139,9 @@ struct RunSummary {
   // nullopt when not computed (energy) or no price was given (cost).
   std::optional<EnergySummary> energy;
   std::optional<CostSummary> cost;
+  // Where the time went (decomposition.h): client phases, server times, histogram means.
+  Decomposition decomposition;
+  ClientHealth client_health;  // client_health.h: was the client the bottleneck?
 };
 
 RunSummary summarize_run(const std::vector<RequestRecord>& records, const RunInfo& info);

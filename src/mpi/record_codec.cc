@@ -115,11 +115,43 @@ std::shared_ptr<const quality::RequestQuality> get_quality(Reader& in) {
   return q;
 }
 
+void put_phases(std::string& out, const metrics::RequestRecord::ClientPhases& c) {
+  const auto& [pool_wait_ms, connect_ms, tls_ms, write_ms, ttfb_ms, headers_ms, read_lag_max_ms,
+               reused] = c;
+  for (float v : {pool_wait_ms, connect_ms, tls_ms, write_ms, ttfb_ms, headers_ms, read_lag_max_ms})
+    put<float>(out, v);
+  put<uint8_t>(out, reused ? 1 : 0);
+}
+
+void get_phases(Reader& in, metrics::RequestRecord::ClientPhases& c) {
+  auto& [pool_wait_ms, connect_ms, tls_ms, write_ms, ttfb_ms, headers_ms, read_lag_max_ms, reused] =
+      c;
+  for (float* v :
+       {&pool_wait_ms, &connect_ms, &tls_ms, &write_ms, &ttfb_ms, &headers_ms, &read_lag_max_ms})
+    *v = in.get<float>();
+  reused = in.get<uint8_t>() != 0;
+}
+
+void put_server(std::string& out, const ServerTimes& t) {
+  const auto& [queue_ms, prefill_ms, decode_ms, inference_ms, total_ms, cached_tokens, source] = t;
+  for (double v : {queue_ms, prefill_ms, decode_ms, inference_ms, total_ms}) put<double>(out, v);
+  put<int64_t>(out, cached_tokens);
+  put<uint8_t>(out, static_cast<uint8_t>(source));
+}
+
+void get_server(Reader& in, ServerTimes& t) {
+  auto& [queue_ms, prefill_ms, decode_ms, inference_ms, total_ms, cached_tokens, source] = t;
+  for (double* v : {&queue_ms, &prefill_ms, &decode_ms, &inference_ms, &total_ms})
+    *v = in.get<double>();
+  cached_tokens = in.get<int64_t>();
+  source = in.get_enum<ServerTimingSource>(4, "server timing source");
+}
+
 void put_record(std::string& out, const metrics::RequestRecord& r) {
   const auto& [id, request_class, warmup, status, error_class, error, t_sched_ns, t_send_ns,
                t_first_ns, t_first_content_ns, t_last_ns, t_end_ns, input_tokens, output_tokens,
                output_tokens_source, output_tokens_alt, output_tokens_alt_source, output_text,
-               quality, events, itl_ms] = r;
+               quality, client, server, events, itl_ms] = r;
   put<uint64_t>(out, id);
   put<uint8_t>(out, warmup ? 1 : 0);
   put<int32_t>(out, status);
@@ -138,12 +170,15 @@ void put_record(std::string& out, const metrics::RequestRecord& r) {
     out.append(reinterpret_cast<const char*>(itl_ms.data()), itl_ms.size() * sizeof(float));
   put<uint8_t>(out, quality ? 1 : 0);
   if (quality) put_quality(out, *quality);
+  put_phases(out, client);
+  put_server(out, server);
 }
 
 void get_record(Reader& in, metrics::RequestRecord& r) {
   auto& [id, request_class, warmup, status, error_class, error, t_sched_ns, t_send_ns, t_first_ns,
          t_first_content_ns, t_last_ns, t_end_ns, input_tokens, output_tokens, output_tokens_source,
-         output_tokens_alt, output_tokens_alt_source, output_text, quality, events, itl_ms] = r;
+         output_tokens_alt, output_tokens_alt_source, output_text, quality, client, server, events,
+         itl_ms] = r;
   id = in.get<uint64_t>();
   warmup = in.get<uint8_t>() != 0;
   status = in.get<int32_t>();
@@ -159,6 +194,8 @@ void get_record(Reader& in, metrics::RequestRecord& r) {
   output_text = in.get_string();
   in.get_floats(itl_ms, in.get<uint32_t>());
   quality = in.get<uint8_t>() != 0 ? get_quality(in) : nullptr;
+  get_phases(in, client);
+  get_server(in, server);
 }
 
 }  // namespace

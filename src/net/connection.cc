@@ -101,6 +101,10 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
   bool drained = false;                 // the last read emptied the socket
   Waiter waiter;                        // plain TCP: the socket's readiness
   TimePoint read_at;                    // when those bytes arrived
+  // Phase times of the current response and the last connect (Connection's accessors).
+  TimePoint first_byte_at, header_at;
+  Nanos max_read_lag{0};
+  Nanos tcp_connect{-1}, tls_handshake{-1};
   std::unique_ptr<char[]> body_buffer{new char[kBodyBufferBytes]};
 
   // Lazy deadline: `deadline` may move at will; the timer wakes at its own
@@ -187,6 +191,7 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
       n = co_await tls->async_read_some(buf, asio::redirect_error(use_awaitable, ec));
       read_at = Clock::now();
       read_end += n;
+      if (first_byte_at == TimePoint{} && n > 0) first_byte_at = read_at;
       co_return ec;
     }
     // Plain TCP: each read carries the kernel's receive stamp, so a late event
@@ -207,7 +212,9 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
       }
       const RxResult rx = recv_timestamped(tcp_socket->native_handle(), buf.data(), buf.size());
       read_at = rx.arrived;
+      if (rx.lag > max_read_lag) max_read_lag = rx.lag;
       if (rx.bytes > 0) {
+        if (first_byte_at == TimePoint{}) first_byte_at = read_at;
         read_end += static_cast<size_t>(rx.bytes);
         drained = static_cast<size_t>(rx.bytes) < buf.size() && !waiter.hung_up();
         co_return ec;
@@ -244,6 +251,8 @@ awaitable<NetResult> Connection::connect(TimePoint deadline) {
   const auto& cimpl = m.context.impl();
   m.tcp_socket.emplace(m.executor);
   m.set_deadline(deadline);
+  m.tcp_connect = m.tls_handshake = Nanos{-1};
+  const TimePoint t0 = Clock::now();
   error_code ec;
   co_await asio::async_connect(*m.tcp_socket, cimpl.endpoints,
                                asio::redirect_error(use_awaitable, ec));
@@ -252,6 +261,8 @@ awaitable<NetResult> Connection::connect(TimePoint deadline) {
     if (r.status != NetStatus::timeout) r.status = NetStatus::connect_failed;
     co_return r;
   }
+  const TimePoint t1 = Clock::now();
+  m.tcp_connect = t1 - t0;
   m.tcp_socket->set_option(tcp::no_delay(true), ec);
   if (!cimpl.tls) {
     enable_rx_timestamps(m.tcp_socket->native_handle());
@@ -274,6 +285,7 @@ awaitable<NetResult> Connection::connect(TimePoint deadline) {
     if (r.status != NetStatus::timeout) r.status = NetStatus::connect_failed;
     co_return r;
   }
+  m.tls_handshake = Clock::now() - t1;
   m.clear_deadline();
   co_return NetResult{};
 }
@@ -298,6 +310,9 @@ awaitable<NetResult> Connection::read_header(TimePoint deadline) {
   m.parser->eager(false);  // stop after the header; the body goes through read_body
   m.parser->body_limit(m.context.options().max_response_bytes);
   m.set_deadline(deadline);
+  // Bytes already buffered (a pipelined remnant) arrived with the last read.
+  m.first_byte_at = m.read_end > m.read_begin ? m.read_at : TimePoint{};
+  m.max_read_lag = Nanos{0};
   for (;;) {
     error_code ec;
     if (m.read_end > m.read_begin) {
@@ -306,7 +321,10 @@ awaitable<NetResult> Connection::read_header(TimePoint deadline) {
       m.read_begin += used;
       // Before is_header_done(): a Content-Length over body_limit fails with the header done.
       if (ec && ec != http::error::need_more) co_return m.fail(ec, "reading the response header");
-      if (m.parser->is_header_done()) break;
+      if (m.parser->is_header_done()) {
+        m.header_at = m.read_at;
+        break;
+      }
     }
     ec = co_await m.read_some();
     if (ec == asio::error::eof && m.read_end == m.read_begin) {
@@ -316,6 +334,29 @@ awaitable<NetResult> Connection::read_header(TimePoint deadline) {
   }
   m.clear_deadline();
   co_return NetResult{};
+}
+
+std::string_view Connection::header(std::string_view name) const {
+  if (!impl_->parser) return {};
+  const auto& h = impl_->parser->get();
+  auto it = h.find(boost::beast::string_view(name.data(), name.size()));
+  return it == h.end() ? std::string_view()
+                       : std::string_view(it->value().data(), it->value().size());
+}
+TimePoint Connection::first_byte_at() const {
+  return impl_->first_byte_at;
+}
+TimePoint Connection::header_at() const {
+  return impl_->header_at;
+}
+Nanos Connection::max_read_lag() const {
+  return impl_->max_read_lag;
+}
+Nanos Connection::tcp_connect_time() const {
+  return impl_->tcp_connect;
+}
+Nanos Connection::tls_handshake_time() const {
+  return impl_->tls_handshake;
 }
 
 int Connection::status() const {
@@ -405,8 +446,8 @@ NetResult probe_connect(const ClientContext& context, Nanos timeout) {
 
 void serialize_request(std::string& out, const RequestHead& head, std::string_view body) {
   // A large request's capacity is kept only while requests stay large (common/buffer_trim.h).
-  const size_t need = body.size() + head.target.size() + head.host_header.size() +
-                      head.extra_headers.size() + 256;
+  const size_t need =
+      body.size() + head.target.size() + head.host_header.size() + head.extra_headers.size() + 256;
   if (need > kBufferKeepBytes)
     out.clear();
   else

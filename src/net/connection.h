@@ -75,6 +75,17 @@ class Connection {
   // socket. After the last piece body_done() is true.
   awaitable<NetResult> read_body(TimePoint deadline, std::string_view& chunk, TimePoint& arrived);
   bool body_done() const;
+  // After read_header(): a response header's value by name ("" when absent), and when the
+  // response's first byte and the end of its header arrived (the kernel's stamps over TCP).
+  std::string_view header(std::string_view name) const;
+  TimePoint first_byte_at() const;
+  TimePoint header_at() const;
+  // The longest any read of the current response (since read_header) found its newest bytes
+  // already waiting in the kernel: the client's read lag, 0 without kernel stamps (TLS).
+  Nanos max_read_lag() const;
+  // The last connect(): TCP connect and TLS handshake times (Nanos{-1}: not done, or no TLS).
+  Nanos tcp_connect_time() const;
+  Nanos tls_handshake_time() const;
   // After body_done(): whether the connection may carry another request.
   bool keep_alive() const;
   // Bytes of buffer this connection holds: a fixed 16 KiB read buffer and 16 KiB of decoded

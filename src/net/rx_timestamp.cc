@@ -56,6 +56,7 @@ RxResult recv_timestamped(int fd, void* buffer, size_t length) {
     r.arrived = steady_arrival(stamp.tv_sec * 1'000'000'000LL + stamp.tv_nsec,
                                now.tv_sec * 1'000'000'000LL + now.tv_nsec, steady_now);
     r.kernel_stamp = true;
+    r.lag = steady_now - r.arrived;
   }
   return r;
 }

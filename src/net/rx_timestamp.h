@@ -39,6 +39,7 @@ struct RxResult {
   int error = 0;
   TimePoint arrived;          // steady-clock arrival of the newest bytes read
   bool kernel_stamp = false;  // arrived came from the kernel's stamp (else: the read's return)
+  Nanos lag{0};  // the read's return minus arrived: how long the newest bytes waited to be read
 };
 
 // One non-blocking recvmsg (MSG_DONTWAIT). On EAGAIN: bytes < 0, error == EAGAIN.

@@ -131,7 +131,7 @@ std::unique_ptr<RunTelemetry> open_telemetry(const RunSpec& spec, const engine::
 }
 
 int exit_code_of(const metrics::RunSummary& s, bool interrupted, double max_error_rate,
-                 std::string* error) {
+                 std::string* error, bool strict_client) {
   auto fail = [error](ExitCode code, std::string why) {
     if (error) *error = std::move(why);
     return static_cast<int>(code);
@@ -152,6 +152,10 @@ int exit_code_of(const metrics::RunSummary& s, bool interrupted, double max_erro
                   fmt::format("error rate {:.2f}% is above --max-error-rate {:.2f}%", rate * 100,
                               max_error_rate * 100));
   }
+  if (strict_client && s.client_health.client_limited)
+    return fail(ExitCode::client_limited,
+                fmt::format("the client was the bottleneck (--strict-client): {}",
+                            s.client_health.reasons.front()));
   return 0;
 }
 
@@ -160,8 +164,10 @@ RunOutcome outcome_of(metrics::RunSummary summary, bool interrupted, const RunSp
   out.headline = headline_of(summary);
   out.slo_met = slo_met(summary, spec.slo, spec.sim.preset.empty() ? 1.0 : spec.sim.time_scale);
   out.interrupted = interrupted;
-  out.exit_code = exit_code_of(summary, interrupted, spec.max_error_rate, &out.error);
-  out.ok = out.exit_code == 0 || out.exit_code == static_cast<int>(ExitCode::error_rate);
+  out.exit_code =
+      exit_code_of(summary, interrupted, spec.max_error_rate, &out.error, spec.strict_client);
+  out.ok = out.exit_code == 0 || out.exit_code == static_cast<int>(ExitCode::error_rate) ||
+           out.exit_code == static_cast<int>(ExitCode::client_limited);
   out.summary = std::move(summary);
   return out;
 }

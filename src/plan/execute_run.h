@@ -66,6 +66,9 @@ struct RunSpec {
   // Exit code error_rate when more than this fraction of measured requests failed (prof's
   // --max-error-rate); < 0: no such gate.
   double max_error_rate = -1;
+  // Exit code client_limited when the client-health verdict found the client the bottleneck
+  // (prof --strict-client; metrics/client_health.h).
+  bool strict_client = false;
   std::string dir;                                   // created; must not hold a run already
   nlohmann::json labels = nlohmann::json::object();  // merged into summary.json's config
   std::string provider_label;                        // names the run's series on the live endpoint
@@ -140,10 +143,11 @@ std::unique_ptr<RunTelemetry> open_telemetry(const RunSpec& spec,
 //   interrupted                                   -> interrupted (130), !ok
 //   no request succeeded, some failed to connect  -> unreachable (3), !ok
 //   failed / total > spec.max_error_rate (>= 0)   -> error_rate (4), ok (it was measured)
+//   strict_client and client_health.client_limited -> client_limited (8), ok (measured)
 //   otherwise                                     -> 0
 // `error` is set to the sentence saying why.
 int exit_code_of(const metrics::RunSummary& summary, bool interrupted, double max_error_rate,
-                 std::string* error);
+                 std::string* error, bool strict_client = false);
 // The outcome of a run that was measured and written: its headline, SLO verdict and exit code.
 RunOutcome outcome_of(metrics::RunSummary summary, bool interrupted, const RunSpec& spec);
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error_class.h"
+#include "common/server_times.h"
 
 namespace sb::protocol {
 
@@ -51,16 +52,6 @@ struct Prompt {
   int64_t max_tokens = 0;     // output length to request; <= 0 leaves it to the server
 };
 
-// Timings a server reported for one request in its body (llama.cpp's `timings`), in
-// ms; a negative value was not reported.
-struct ServerTimings {
-  double queue_ms = -1;
-  double prefill_ms = -1;
-  double decode_ms = -1;
-  double total_ms = -1;
-  int64_t cached_tokens = -1;  // prompt tokens served from the server's cache
-};
-
 // What one SSE event (or a whole non-streamed body) contributed.
 struct Decoded {
   uint32_t content_chars = 0;    // bytes of output text in this event
@@ -75,7 +66,7 @@ struct Decoded {
   ErrorClass error = ErrorClass::ok;  // in-stream error (TGI error event, OpenAI error object)
   std::string error_message;          // its message (first 512 bytes)
   std::string_view text;  // the output text (valid until the next decode call; may be empty)
-  std::optional<ServerTimings> server_timings;  // reported in this event (llama.cpp's last)
+  std::optional<ServerTimes> server_timings;  // reported in this event (llama.cpp's last, usage)
 };
 
 class Adapter {

@@ -28,7 +28,8 @@ std::optional<double> opt_double(value v) {
 }
 
 void decode_timings(object timings, Decoded& d) {
-  ServerTimings t;
+  ServerTimes t;
+  t.source = ServerTimingSource::llamacpp_timings;
   for (auto field : timings) {
     const simdjson::ondemand::raw_json_string key = field.key();
     if (key == "prompt_ms") {

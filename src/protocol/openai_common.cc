@@ -16,6 +16,20 @@ void decode_usage(object usage, Decoded& d) {
       d.completion_tokens = opt_int(field.value());
     } else if (key == "prompt_tokens") {
       d.prompt_tokens = opt_int(field.value());
+    } else if (key == "prompt_tokens_details") {
+      // {"cached_tokens": N}: prompt tokens the server's prefix cache served (vLLM, OpenAI).
+      value details = field.value();
+      if (details.type() != json_type::object) continue;
+      for (auto f : details.get_object()) {
+        const simdjson::ondemand::raw_json_string k = f.key();
+        if (k != "cached_tokens") continue;
+        if (auto n = opt_int(f.value()); n && *n >= 0) {
+          ServerTimes t;
+          t.cached_tokens = *n;
+          t.source = ServerTimingSource::openai_usage;
+          d.server_timings = t;
+        }
+      }
     }
   }
 }

@@ -13,6 +13,7 @@
 #include "report/study_tables.h"
 #include "report/svg_chart.h"
 #include "report/time_scale.h"
+#include "report/time_split.h"
 
 namespace sb::report {
 
@@ -370,6 +371,32 @@ void charts_div(std::string& out, const std::vector<Chart>& charts) {
   out += "</div>";
 }
 
+// "Where the time goes" (time_split.h) per backend × scenario. (A client-limited run is named
+// in the notes on the input: run_folder.h.)
+void time_section(std::string& out, const Study& study) {
+  auto it = std::back_inserter(out);
+  std::string body;
+  std::vector<Chart> charts;
+  for (size_t g = 0; g < study.groups.size(); ++g) {
+    const Group& group = study.groups[g];
+    const auto splits = time_splits(group);
+    if (const std::string s = time_sentence(group, splits); !s.empty())
+      fmt::format_to(std::back_inserter(body), "<li data-backend=\"{}\">{}</li>",
+                     escape(group.backend), escape(s));
+    if (auto c = time_chart(group, splits, fmt::format("time-{}", g)))
+      charts.push_back({c->id, svg::render_bar_chart(*c)});
+  }
+  if (body.empty() && charts.empty()) return;
+  out += "<section id=\"time\"><h2>Where the time goes</h2>";
+  if (!body.empty()) fmt::format_to(it, "<ul>{}</ul>", body);
+  charts_div(out, charts);
+  out +=
+      "<p class=\"note\">Server times: per request where the server reports them (TGI headers, "
+      "llama.cpp timings), else its request-phase histograms over the run (vLLM, TGI "
+      "/metrics); client + network is what remains of the client's e2e.</p>";
+  out += "</section>\n";
+}
+
 }  // namespace
 
 Study study_of(const std::vector<RunData>& runs, const ReportOptions& o) {
@@ -471,6 +498,8 @@ std::string render_html_report(const std::vector<RunData>& runs, const ReportOpt
     }
     out += "</section>\n";
   }
+
+  time_section(out, study);
 
   out += "<section id=\"cdf\"><h2>Latency distributions (CDF, measured ok requests)</h2>";
   charts_div(out, cdf_charts(study));

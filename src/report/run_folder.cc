@@ -179,6 +179,14 @@ RunData load_run_folder(const std::string& dir, const std::string& backend_label
   load_requests(p / "requests.jsonl", run);
   if (run.view.requests.total.value_or(0) == 0)
     run.warnings.push_back(fmt::format("{}: empty run (no measured requests)", dir));
+  // The client-health verdict (metrics/client_health.h): report and compare both say it.
+  if (const auto h = run.summary.find("client_health");
+      h != run.summary.end() && h->is_object() && h->value("client_limited", false)) {
+    const auto reasons = h->value("reasons", std::vector<std::string>{});
+    run.warnings.push_back(fmt::format(
+        "{}: the client was the bottleneck ({}); the server received less load than asked", dir,
+        reasons.empty() ? "client_limited" : reasons[0]));
+  }
   return run;
 }
 

@@ -426,6 +426,13 @@ std::string render_bar_chart(const BarChart& c) {
   for (const auto& row : c.values)
     for (const auto& v : row)
       if (v && std::isfinite(*v)) yhi = std::max(yhi, *v);
+  if (c.stacked)
+    for (size_t ci = 0; ci < c.categories.size(); ++ci) {
+      double sum = 0;
+      for (const auto& row : c.values)
+        if (ci < row.size() && row[ci] && std::isfinite(*row[ci])) sum += std::max(0.0, *row[ci]);
+      yhi = std::max(yhi, sum);
+    }
   if (c.categories.empty() || !std::isfinite(yhi)) return no_data(c.id, c.title, c.width);
   const int rows = legend_rows(c.series, c.width);
   Frame f{c.width, c.height + rows * kLegendRow, c.height - kMarginBottom, {}, {}, {}, {}};
@@ -437,23 +444,27 @@ std::string render_bar_chart(const BarChart& c) {
   draw_axes(out, f, Axis{"", "", {}, {}}, c.y, false);
   const double plot_w = c.width - kMarginLeft - kMarginRight;
   const double group_w = plot_w / static_cast<double>(c.categories.size());
-  const double bar_w = group_w * 0.8 / static_cast<double>(std::max<size_t>(1, c.series.size()));
+  const double bar_w =
+      group_w * 0.8 / static_cast<double>(c.stacked ? 1 : std::max<size_t>(1, c.series.size()));
   for (size_t ci = 0; ci < c.categories.size(); ++ci) {
     const double gx = kMarginLeft + ci * group_w;
     fmt::format_to(it, "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
                    gx + group_w / 2, f.plot_bottom + 14, escape(c.categories[ci]));
+    double base = 0;  // stacked: the top of the bars below
     for (size_t si = 0; si < c.series.size(); ++si) {
       if (si >= c.values.size() || ci >= c.values[si].size() || !c.values[si][ci]) continue;
       const double v = *c.values[si][ci];
-      const double y0 = f.sy(0), y1 = f.sy(v);
+      if (c.stacked && !(v > 0)) continue;
+      const double y0 = f.sy(c.stacked ? base : 0), y1 = f.sy(c.stacked ? base + v : v);
+      if (c.stacked) base += v;
       fmt::format_to(it,
                      "<rect class=\"bar\" data-series=\"{}\" data-x=\"{}\" data-y=\"{}\" "
                      "x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\">"
                      "<title>{}, {}: {}</title></rect>",
                      escape(c.series[si]), escape(c.categories[ci]), exact(v),
-                     gx + group_w * 0.1 + si * bar_w, std::min(y0, y1), bar_w, std::abs(y0 - y1),
-                     color(si), escape(c.series[si]), escape(c.categories[ci]),
-                     escape(with_unit(v, c.y.unit)));
+                     gx + group_w * 0.1 + (c.stacked ? 0.0 : static_cast<double>(si) * bar_w),
+                     std::min(y0, y1), bar_w, std::abs(y0 - y1), color(si), escape(c.series[si]),
+                     escape(c.categories[ci]), escape(with_unit(v, c.y.unit)));
     }
   }
   draw_legend(out, c.series, c.width, c.height + 4);

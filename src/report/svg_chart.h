@@ -105,6 +105,7 @@ struct BarChart {
   std::vector<std::vector<std::optional<double>>> values;
   Axis y;
   int width = 600, height = 300;
+  bool stacked = false;  // one bar per category, the series' values stacked in order
 };
 std::string render_bar_chart(const BarChart& chart);
 

@@ -32,6 +32,55 @@ void put_seconds(std::string& out, int64_t t_ns) {
       out, t_ns == kNoTime ? std::nullopt : std::optional<double>(static_cast<double>(t_ns) / 1e9));
 }
 
+// A float in its shortest form; "null" when not finite.
+void put_float(std::string& out, float v) {
+  if (v == 0)
+    out += '0';  // -0 too: "-0" would read back as the integer 0, not as -0
+  else if (std::isfinite(v))
+    fmt::format_to(std::back_inserter(out), "{}", v);
+  else
+    out += "null";
+}
+
+// A phase's milliseconds, or null when it did not happen (negative).
+void put_phase(std::string& out, std::string_view name, float ms) {
+  fmt::format_to(std::back_inserter(out), ",\"{}\":", name);
+  if (ms < 0)
+    out += "null";
+  else
+    put_float(out, ms);
+}
+
+void put_client_phases(std::string& out, const RequestRecord::ClientPhases& c) {
+  fmt::format_to(std::back_inserter(out), ",\"conn_reused\":{}", c.reused);
+  put_phase(out, "pool_wait_ms", c.pool_wait_ms);
+  put_phase(out, "connect_ms", c.connect_ms);
+  put_phase(out, "tls_ms", c.tls_ms);
+  put_phase(out, "write_ms", c.write_ms);
+  put_phase(out, "ttfb_ms", c.ttfb_ms);
+  put_phase(out, "headers_ms", c.headers_ms);
+  put_phase(out, "read_lag_max_ms", c.read_lag_max_ms);
+}
+
+void put_server_times(std::string& out, const ServerTimes& t, std::optional<double> client_ms) {
+  auto put = [&](std::string_view name, double ms) {
+    fmt::format_to(std::back_inserter(out), ",\"{}\":", name);
+    put_number(out, ms >= 0 ? std::optional<double>(ms) : std::nullopt);
+  };
+  fmt::format_to(std::back_inserter(out), ",\"server_timing_source\":\"{}\"", to_string(t.source));
+  put("server_queue_ms", t.queue_ms);
+  put("server_prefill_ms", t.prefill_ms);
+  put("server_decode_ms", t.decode_ms);
+  put("server_inference_ms", t.inference_ms);
+  put("server_total_ms", t.total_ms);
+  if (t.cached_tokens >= 0)
+    fmt::format_to(std::back_inserter(out), ",\"server_cached_tokens\":{}", t.cached_tokens);
+  else
+    out += ",\"server_cached_tokens\":null";
+  out += ",\"client_network_ms\":";
+  put_number(out, client_ms);
+}
+
 }  // namespace
 
 void append_request_jsonl(std::string& out, const RequestRecord& r) {
@@ -66,16 +115,12 @@ void append_request_jsonl(std::string& out, const RequestRecord& r) {
                    r.output_tokens_alt, to_string(r.output_tokens_alt_source));
   else
     out += ",\"output_tokens_alt\":null,\"output_tokens_alt_source\":null";
+  put_client_phases(out, r.client);
+  if (r.server.any()) put_server_times(out, r.server, r.client_network_ms());
   fmt::format_to(it, ",\"events\":{},\"itl_ms\":[", r.events);
   for (size_t i = 0; i < r.itl_ms.size(); ++i) {
     if (i) out += ',';
-    const float v = r.itl_ms[i];
-    if (v == 0)
-      out += '0';  // -0 too: "-0" would read back as the integer 0, not as -0
-    else if (std::isfinite(v))
-      fmt::format_to(it, "{}", v);
-    else
-      out += "null";
+    put_float(out, r.itl_ms[i]);
   }
   out += ']';
   if (r.quality) {
@@ -144,6 +189,41 @@ TokenSource source_field(const json& j, const char* name) {
   return *s;
 }
 
+float phase_field(const json& j, const char* name) {
+  const auto v = number_field(j, name);
+  return v && std::fabs(*v) <= 3e38 ? static_cast<float>(*v) : -1.0f;
+}
+
+void parse_client_phases(const json& j, RequestRecord::ClientPhases& c) {
+  if (const json* v = field(j, "conn_reused")) {
+    if (!v->is_boolean()) bad_field("conn_reused", "a boolean");
+    c.reused = v->get<bool>();
+  }
+  c.pool_wait_ms = phase_field(j, "pool_wait_ms");
+  c.connect_ms = phase_field(j, "connect_ms");
+  c.tls_ms = phase_field(j, "tls_ms");
+  c.write_ms = phase_field(j, "write_ms");
+  c.ttfb_ms = phase_field(j, "ttfb_ms");
+  c.headers_ms = phase_field(j, "headers_ms");
+  c.read_lag_max_ms = phase_field(j, "read_lag_max_ms");
+}
+
+void parse_server_times(const json& j, ServerTimes& t) {
+  t.queue_ms = number_field(j, "server_queue_ms").value_or(-1);
+  t.prefill_ms = number_field(j, "server_prefill_ms").value_or(-1);
+  t.decode_ms = number_field(j, "server_decode_ms").value_or(-1);
+  t.inference_ms = number_field(j, "server_inference_ms").value_or(-1);
+  t.total_ms = number_field(j, "server_total_ms").value_or(-1);
+  if (const json* v = field(j, "server_cached_tokens"))
+    t.cached_tokens = int_field<int64_t>(*v, "server_cached_tokens");
+  if (const json* v = field(j, "server_timing_source")) {
+    if (!v->is_string()) bad_field("server_timing_source", "a string");
+    auto s = server_timing_source_from_string(v->get_ref<const std::string&>());
+    if (!s) bad_field("server_timing_source", "a server timing source name");
+    t.source = *s;
+  }
+}
+
 }  // namespace
 
 RequestRecord parse_request_jsonl(std::string_view line) {
@@ -186,6 +266,8 @@ RequestRecord parse_request_jsonl(std::string_view line) {
     if (!c) bad_field("error_class", "an error class name");
     r.error_class = *c;
   }
+  parse_client_phases(j, r.client);
+  parse_server_times(j, r.server);
   r.output_tokens_source = source_field(j, "output_tokens_source");
   r.output_tokens_alt_source = source_field(j, "output_tokens_alt_source");
 

@@ -14,6 +14,14 @@
 //   output_tokens_source    "usage" | "details" | "tokenizer" | "estimate" | "none"
 //   output_tokens_alt       independent second count, or null
 //   output_tokens_alt_source       its source, or null
+//   conn_reused             sent on a kept-alive connection
+//   pool_wait_ms, connect_ms, tls_ms, write_ms, ttfb_ms, headers_ms, read_lag_max_ms
+//                           the client's phases (RequestRecord::ClientPhases), null when the
+//                           phase did not happen (connect_ms and tls_ms on a reused connection)
+//   server_timing_source, server_queue_ms, server_prefill_ms, server_decode_ms,
+//   server_inference_ms, server_total_ms, server_cached_tokens, client_network_ms
+//                           only when the server reported any (common/server_times.h); null
+//                           for what it did not; client_network_ms = e2e - server_total_ms
 //   events                  text-bearing events received
 //   itl_ms                  array of the gaps between consecutive text-bearing events
 //   quality                 only when scored against a reference: quality/quality_json.h

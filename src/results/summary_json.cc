@@ -102,6 +102,45 @@ json timeseries_json(const std::vector<TimeBucket>& buckets) {
   return out;
 }
 
+json histogram_mean_json(const std::optional<HistogramMean>& m) {
+  if (!m) return nullptr;
+  return {{"metric", m->metric}, {"requests", m->count}, {"mean_ms", m->mean_ms}};
+}
+
+// summary.json `decomposition`: docs/metrics.md, "Where the time goes".
+json decomposition_json(const Decomposition& d) {
+  json client = {{"reused_connections", d.reused},
+                 {"pool_wait_ms", distribution_to_json(d.pool_wait_ms)},
+                 {"connect_ms", distribution_to_json(d.connect_ms)},
+                 {"tls_ms", distribution_to_json(d.tls_ms)},
+                 {"write_ms", distribution_to_json(d.write_ms)},
+                 {"ttfb_ms", distribution_to_json(d.ttfb_ms)},
+                 {"headers_ms", distribution_to_json(d.headers_ms)},
+                 {"read_lag_max_ms", distribution_to_json(d.read_lag_max_ms)}};
+  json server = {{"source", d.server_source},
+                 {"requests", d.server_reported},
+                 {"queue_ms", distribution_to_json(d.server_queue_ms)},
+                 {"prefill_ms", distribution_to_json(d.server_prefill_ms)},
+                 {"decode_ms", distribution_to_json(d.server_decode_ms)},
+                 {"inference_ms", distribution_to_json(d.server_inference_ms)},
+                 {"total_ms", distribution_to_json(d.server_total_ms)},
+                 {"cached_tokens", distribution_to_json(d.server_cached_tokens)},
+                 {"client_network_ms", distribution_to_json(d.client_network_ms)}};
+  json hist = nullptr;
+  if (!d.histograms.source.empty())
+    hist = {{"source", d.histograms.source},
+            {"queue", histogram_mean_json(d.histograms.queue)},
+            {"prefill", histogram_mean_json(d.histograms.prefill)},
+            {"decode", histogram_mean_json(d.histograms.decode)},
+            {"inference", histogram_mean_json(d.histograms.inference)}};
+  return {{"requests", d.requests},
+          {"ttft_ms", distribution_to_json(d.ttft_ms)},
+          {"e2e_ms", distribution_to_json(d.e2e_ms)},
+          {"client", std::move(client)},
+          {"server", std::move(server)},
+          {"server_histograms", std::move(hist)}};
+}
+
 }  // namespace
 
 json distribution_to_json(const Distribution& d) {
@@ -147,6 +186,8 @@ json summary_to_json(const RunSummary& s, const RunInfo& info) {
       if (c.quality) classes[name]["quality"] = quality_json(*c.quality);
     out["classes"] = classes;
   }
+  out["decomposition"] = decomposition_json(s.decomposition);
+  out["client_health"] = client_health_json(s.client_health);
   out["timeseries"] = timeseries_json(s.timeseries);
   if (s.energy) out["energy"] = energy_to_json(*s.energy);
   if (s.cost) out["cost"] = cost_to_json(*s.cost);

@@ -32,7 +32,23 @@ SimMetrics::SimMetrics(const SimConfig& c, TimePoint start) : cfg_(c), cost_(c) 
                      5.0, 7.5, 10.0, 20.0, 40.0, 80.0});
   vllm_e2e_ =
       make({0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0});
+  // Buckets like vLLM's request-time histograms (0.3 s .. 960 s) and TGI's duration ones; the
+  // decomposition reads _sum / _count, so the buckets only shape the page.
+  const std::vector<double> phase = {0.3,  0.5,  0.8,  1.0,  1.5,  2.0,   2.5,   5.0,   10.0, 15.0,
+                                     20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0};
+  vllm_queue_ = vllm_prefill_ = vllm_decode_ = vllm_inference_ = make(phase);
+  tgi_queue_ = tgi_inference_ = make(tgi_duration_.bounds);
   start_ = last_scrape_ = start;
+}
+
+void SimMetrics::observe_phases(double queue_s, double prefill_s, double decode_s) {
+  std::lock_guard lock(mu_);
+  vllm_queue_.observe(queue_s);
+  vllm_prefill_.observe(prefill_s);
+  vllm_decode_.observe(decode_s);
+  vllm_inference_.observe(prefill_s + decode_s);
+  tgi_queue_.observe(queue_s);
+  tgi_inference_.observe(prefill_s + decode_s);
 }
 
 void SimMetrics::observe_request(bool success, double duration_s, double ttft_s,
@@ -87,6 +103,10 @@ std::string SimMetrics::render(const SchedStats& s, TimePoint now) {
   out += fmt::format("tgi_request_failure{{err=\"generation\"}} {}\n", failures_);
   out += "# TYPE tgi_request_duration histogram\n";
   tgi_duration_.render(out, "tgi_request_duration", "");
+  out += "# TYPE tgi_request_queue_duration histogram\n";
+  tgi_queue_.render(out, "tgi_request_queue_duration", "");
+  out += "# TYPE tgi_request_inference_duration histogram\n";
+  tgi_inference_.render(out, "tgi_request_inference_duration", "");
   out += "# HELP vllm:num_requests_running Number of requests currently running on GPU.\n";
   out += "# TYPE vllm:num_requests_running gauge\n";
   out += fmt::format("vllm:num_requests_running{{{}}} {}\n", model, s.running);
@@ -106,6 +126,13 @@ std::string SimMetrics::render(const SchedStats& s, TimePoint now) {
   vllm_ttft_.render(out, "vllm:time_to_first_token_seconds", model);
   out += "# TYPE vllm:e2e_request_latency_seconds histogram\n";
   vllm_e2e_.render(out, "vllm:e2e_request_latency_seconds", model);
+  for (const auto& [h, name] : {std::pair{&vllm_queue_, "vllm:request_queue_time_seconds"},
+                                {&vllm_prefill_, "vllm:request_prefill_time_seconds"},
+                                {&vllm_decode_, "vllm:request_decode_time_seconds"},
+                                {&vllm_inference_, "vllm:request_inference_time_seconds"}}) {
+    out += fmt::format("# TYPE {} histogram\n", name);
+    h->render(out, name, model);
+  }
   std::string gpu = fmt::format(
       "gpu=\"0\",UUID=\"GPU-00000000-0000-0000-0000-000000000000\",device=\"nvidia0\","
       "modelName=\"{}\",Hostname=\"servebench-sim\"",

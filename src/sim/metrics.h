@@ -23,6 +23,11 @@ class SimMetrics {
   // ttft < 0 when no token was sent.
   void observe_request(bool success, double duration_s, double ttft_s, int64_t prompt_tokens,
                        int64_t output_tokens);
+  // Where a successful request's time went, in seconds (the model's instants): queue =
+  // arrival to admission, prefill = admission to the first token, decode = first to last
+  // token. On /metrics as vLLM's request_{queue,prefill,decode,inference}_time_seconds and
+  // TGI's tgi_request_{queue,inference}_duration histograms.
+  void observe_phases(double queue_s, double prefill_s, double decode_s);
   // Renders the exposition from the engine's state at `now`.
   std::string render(const SchedStats& s, TimePoint now);
 
@@ -40,6 +45,7 @@ class SimMetrics {
   uint64_t requests_ = 0, success_ = 0, failures_ = 0;
   int64_t prompt_tokens_ = 0, generation_tokens_ = 0;
   Histogram tgi_duration_, vllm_ttft_, vllm_e2e_;
+  Histogram vllm_queue_, vllm_prefill_, vllm_decode_, vllm_inference_, tgi_queue_, tgi_inference_;
   TimePoint start_, last_scrape_;
   Nanos last_busy_{0};
 };

@@ -134,6 +134,10 @@ void Server::Impl::finish(TraceRecord& tr) {
     double ttft = tr.first_token_ns >= 0 ? (tr.first_token_ns - tr.arrival_ns) / 1e9 : -1.0;
     metrics->observe_request(ok, (tr.end_ns - tr.arrival_ns) / 1e9, ttft, tr.prompt_tokens,
                              tr.output_tokens);
+    if (ok && tr.admission_ns >= 0 && !tr.token_due_ns.empty())
+      metrics->observe_phases((tr.admission_ns - tr.arrival_ns) / 1e9,
+                              (tr.token_due_ns.front() - tr.admission_ns) / 1e9,
+                              (tr.token_due_ns.back() - tr.token_due_ns.front()) / 1e9);
   }
   std::lock_guard lock(trace_mu);
   if (trace_file.is_open())

@@ -139,6 +139,12 @@ void Telemetry::stop() {
   stopping_ = true;
   for (auto& s : sleepers_) s->wake();
   for (auto& t : threads_) t.join();
+  // One last scrape of each server after the load: the histograms' deltas (the run-level
+  // decomposition, metrics/server_histograms.h) then count every request of the run.
+  if (!threads_.empty()) {
+    const TimePoint now = time_source_or_steady(config_.time_source).now();
+    for (auto& sp : scrapes_) sp->scrape((now - run_start_).count(), store_);
+  }
   threads_.clear();
   sleepers_.clear();
   if (stream_) stream_->close();

@@ -56,6 +56,21 @@ metrics::RequestRecord sample(uint64_t id) {
   r.quality = std::make_shared<const quality::RequestQuality>(sample_quality(static_cast<int>(id)));
   r.events = 3;
   r.itl_ms = {0.5f, 1.25f};
+  r.client = {.pool_wait_ms = 0.5f,
+              .connect_ms = 0.25f,
+              .tls_ms = 1.5f,
+              .write_ms = 0.125f,
+              .ttfb_ms = 9.5f,
+              .headers_ms = 9.75f,
+              .read_lag_max_ms = 0.0625f,
+              .reused = true};
+  r.server = {.queue_ms = 1,
+              .prefill_ms = 2,
+              .decode_ms = 3,
+              .inference_ms = 5,
+              .total_ms = 6.5,
+              .cached_tokens = 16,
+              .source = ServerTimingSource::llamacpp_timings};
   return r;
 }
 
@@ -82,7 +97,7 @@ void expect_same(const metrics::RequestRecord& a, const metrics::RequestRecord& 
   const auto& [id, request_class, warmup, status, error_class, error, t_sched_ns, t_send_ns,
                t_first_ns, t_first_content_ns, t_last_ns, t_end_ns, input_tokens, output_tokens,
                output_tokens_source, output_tokens_alt, output_tokens_alt_source, output_text,
-               quality, events, itl_ms] = a;
+               quality, client, server, events, itl_ms] = a;
   EXPECT_EQ(id, b.id);
   EXPECT_EQ(request_class, b.request_class);
   EXPECT_EQ(warmup, b.warmup);
@@ -103,6 +118,21 @@ void expect_same(const metrics::RequestRecord& a, const metrics::RequestRecord& 
   EXPECT_EQ(output_text, b.output_text);
   ASSERT_EQ(quality == nullptr, b.quality == nullptr);
   if (quality) expect_same_quality(*quality, *b.quality);
+  EXPECT_EQ(client.pool_wait_ms, b.client.pool_wait_ms);
+  EXPECT_EQ(client.connect_ms, b.client.connect_ms);
+  EXPECT_EQ(client.tls_ms, b.client.tls_ms);
+  EXPECT_EQ(client.write_ms, b.client.write_ms);
+  EXPECT_EQ(client.ttfb_ms, b.client.ttfb_ms);
+  EXPECT_EQ(client.headers_ms, b.client.headers_ms);
+  EXPECT_EQ(client.read_lag_max_ms, b.client.read_lag_max_ms);
+  EXPECT_EQ(client.reused, b.client.reused);
+  EXPECT_EQ(server.queue_ms, b.server.queue_ms);
+  EXPECT_EQ(server.prefill_ms, b.server.prefill_ms);
+  EXPECT_EQ(server.decode_ms, b.server.decode_ms);
+  EXPECT_EQ(server.inference_ms, b.server.inference_ms);
+  EXPECT_EQ(server.total_ms, b.server.total_ms);
+  EXPECT_EQ(server.cached_tokens, b.server.cached_tokens);
+  EXPECT_EQ(server.source, b.server.source);
   EXPECT_EQ(events, b.events);
   EXPECT_EQ(itl_ms, b.itl_ms);
   // The requests.jsonl line covers what the output contract shows, quality and output text

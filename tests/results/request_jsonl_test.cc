@@ -99,6 +99,58 @@ void expect_same(const RequestRecord& a, const RequestRecord& b) {
   EXPECT_EQ(a.output_tokens_alt_source, b.output_tokens_alt_source);
   EXPECT_EQ(a.events, b.events);
   EXPECT_EQ(a.itl_ms, b.itl_ms);
+  EXPECT_EQ(a.client.reused, b.client.reused);
+  EXPECT_EQ(a.client.pool_wait_ms, b.client.pool_wait_ms);
+  EXPECT_EQ(a.client.connect_ms, b.client.connect_ms);
+  EXPECT_EQ(a.client.tls_ms, b.client.tls_ms);
+  EXPECT_EQ(a.client.write_ms, b.client.write_ms);
+  EXPECT_EQ(a.client.ttfb_ms, b.client.ttfb_ms);
+  EXPECT_EQ(a.client.headers_ms, b.client.headers_ms);
+  EXPECT_EQ(a.client.read_lag_max_ms, b.client.read_lag_max_ms);
+  EXPECT_EQ(a.server.source, b.server.source);
+  EXPECT_EQ(a.server.queue_ms, b.server.queue_ms);
+  EXPECT_EQ(a.server.prefill_ms, b.server.prefill_ms);
+  EXPECT_EQ(a.server.decode_ms, b.server.decode_ms);
+  EXPECT_EQ(a.server.inference_ms, b.server.inference_ms);
+  EXPECT_EQ(a.server.total_ms, b.server.total_ms);
+  EXPECT_EQ(a.server.cached_tokens, b.server.cached_tokens);
+}
+
+// Where the time went: the client's phases always, the server's times when it reported any.
+TEST(RequestJsonl, ClientPhasesAndServerTimesRoundTrip) {
+  RequestRecord r = full_record();
+  r.client = {.pool_wait_ms = 0.25f,
+              .connect_ms = 0.125f,
+              .tls_ms = -1,
+              .write_ms = 0.0625f,
+              .ttfb_ms = 12.5f,
+              .headers_ms = 12.75f,
+              .read_lag_max_ms = 0.03125f,
+              .reused = false};
+  r.server.queue_ms = 7;
+  r.server.inference_ms = 230;
+  r.server.total_ms = 238;
+  r.server.cached_tokens = 16;
+  r.server.source = sb::ServerTimingSource::tgi_headers;
+  std::string line;
+  append_request_jsonl(line, r);
+  const json j = json::parse(line);
+  EXPECT_EQ(j.at("conn_reused"), false);
+  EXPECT_DOUBLE_EQ(j.at("connect_ms").get<double>(), 0.125);
+  EXPECT_TRUE(j.at("tls_ms").is_null());  // plain TCP: no handshake
+  EXPECT_EQ(j.at("server_timing_source"), "tgi_headers");
+  EXPECT_DOUBLE_EQ(j.at("server_queue_ms").get<double>(), 7);
+  EXPECT_TRUE(j.at("server_prefill_ms").is_null());
+  EXPECT_EQ(j.at("server_cached_tokens"), 16);
+  // e2e 250.000002 ms - the server's 238 ms: what the client and the network added.
+  EXPECT_NEAR(j.at("client_network_ms").get<double>(), 12.000002, 1e-9);
+  expect_same(parse_request_jsonl(line), r);
+
+  RequestRecord quiet = full_record();  // a server that reports nothing: no server_* fields
+  line.clear();
+  append_request_jsonl(line, quiet);
+  EXPECT_FALSE(json::parse(line).contains("server_timing_source"));
+  expect_same(parse_request_jsonl(line), quiet);
 }
 
 TEST(RequestJsonl, FieldsAndValues) {
