@@ -15,9 +15,9 @@
 #include "common/units.h"
 #include "metrics/goodput.h"
 #include "metrics/run_summary.h"
+#include "report/terminal_summary.h"
 #include "results/request_log_read.h"
 #include "results/run_outputs.h"
-#include "report/terminal_summary.h"
 #include "telemetry/telemetry_log_read.h"
 
 namespace sb::cli {
@@ -49,6 +49,18 @@ void apply_old_summary(const nlohmann::json& s, metrics::RunInfo& info) {
     if (auto* v = get(*run, "bucket_interval_ms"); v && v->is_number())
       info.bucket_interval_ms = v->get<double>();
   }
+  // The engine's loop-lag probes are not in the records: the verdict keeps the run's.
+  if (auto* health = get(s, "client_health"))
+    if (auto* loop = get(*health, "loop"); loop && loop->is_object()) {
+      if (auto* v = get(*loop, "workers"); v && v->is_number_integer())
+        info.client_loop.workers = v->get<int>();
+      if (auto* v = get(*loop, "ticks"); v && v->is_number_integer())
+        info.client_loop.ticks = v->get<int64_t>();
+      if (auto* v = get(*loop, "late_ticks"); v && v->is_number_integer())
+        info.client_loop.late_ticks = v->get<int64_t>();
+      if (auto* v = get(*loop, "max_lag_ms"); v && v->is_number())
+        info.client_loop.max_lag_ms = v->get<double>();
+    }
   if (auto* load = get(s, "load")) {
     if (auto* v = get(*load, "mode"); v && v->is_string()) info.load_mode = v->get<std::string>();
     if (auto* v = get(*load, "concurrency"); v && v->is_number_integer())

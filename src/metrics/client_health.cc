@@ -8,7 +8,7 @@ namespace sb::metrics {
 
 namespace {
 constexpr double kLateTickShare = 0.05;
-constexpr double kReadLagP90Ms = 2.0;
+constexpr double kReadLagP90Ms = 5.0;
 constexpr double kLateSendShare = 0.05;
 }  // namespace
 
@@ -19,7 +19,7 @@ ClientHealth assess_client(const RunSummary& s, const RunInfo& info) {
     h.late_tick_share = static_cast<double>(h.loop.late_ticks) / static_cast<double>(h.loop.ticks);
     if (*h.late_tick_share > kLateTickShare)
       h.reasons.push_back(fmt::format(
-          "the client's event loops ran late: {:.1f}% of their 10-ms ticks fired over 1 ms late "
+          "the client's event loops ran late: {:.1f}% of their 10-ms ticks fired over 5 ms late "
           "(worst {:.1f} ms, {} worker{})",
           *h.late_tick_share * 100, h.loop.max_lag_ms, h.loop.workers,
           h.loop.workers == 1 ? "" : "s"));

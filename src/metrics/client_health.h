@@ -1,10 +1,10 @@
 #pragma once
 // The client-health verdict of every run (docs/metrics.md, "Client health"): was the client,
 // not the server, the bottleneck? A run is client_limited when any of these held:
-//   - loop:    more than 5% of the workers' 10-ms loop ticks fired over 1 ms late
+//   - loop:    more than 5% of the workers' 10-ms loop ticks fired over 5 ms late
 //              (engine/loop_lag.h): the event loops were too busy to keep time;
 //   - read:    the p90 over requests of the longest wait of received bytes in the kernel
-//              before the client read them is over 2 ms (net/rx_timestamp.h's stamps);
+//              before the client read them is over 5 ms (net/rx_timestamp.h's stamps);
 //   - cpu:     the client's median CPU was above 90% of a core per worker (telemetry's
 //              client_bottleneck; unknown when host sampling was off);
 //   - sends:   open loop without an in-flight cap, over 5% of the sends left more than 1 ms
@@ -25,7 +25,7 @@ namespace sb::metrics {
 struct ClientLoopInfo {
   int workers = 0;
   int64_t ticks = 0;
-  int64_t late_ticks = 0;  // over 1 ms late
+  int64_t late_ticks = 0;  // over 5 ms late (engine/loop_lag.h kLateThreshold)
   double max_lag_ms = 0;
 };
 

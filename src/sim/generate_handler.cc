@@ -271,7 +271,8 @@ awaitable<bool> send_full_response(Generation& gen) {
   if (gen.tgi) {
     const int64_t sent = gen.sent;
     double queue_ms = tr.admission_ns >= 0 ? (tr.admission_ns - tr.arrival_ns) / 1e6 : 0;
-    double total_ms = (trace_now_ns() - tr.arrival_ns) / 1e6;
+    tr.reply_ns = trace_now_ns();
+    double total_ms = (tr.reply_ns - tr.arrival_ns) / 1e6;
     headers = fmt::format(
         "x-compute-type: gpu+optimized\r\nx-prompt-tokens: {}\r\nx-generated-tokens: {}\r\n"
         "x-queue-time: {}\r\nx-inference-time: {}\r\nx-total-time: {}\r\n"

@@ -12,6 +12,7 @@ std::string to_json_line(const TraceRecord& r) {
   j["stream"] = r.stream;
   j["arrival_ns"] = r.arrival_ns;
   j["admission_ns"] = r.admission_ns;
+  j["reply_ns"] = r.reply_ns;
   j["first_token_ns"] = r.first_token_ns;
   j["end_ns"] = r.end_ns;
   j["prompt_tokens"] = r.prompt_tokens;

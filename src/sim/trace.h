@@ -24,10 +24,11 @@ struct TraceRecord {
   std::string request_id;  // x-request-id header ("" when absent)
   std::string api;         // tgi_generate, tgi_generate_stream, completions, chat
   bool stream = false;
-  int64_t arrival_ns = -1;            // request fully read
-  int64_t admission_ns = -1;          // admitted into the running batch (model time)
-  int64_t first_token_ns = -1;        // first token's bytes written
-  int64_t end_ns = -1;                // response finished (or the connection was dropped)
+  int64_t arrival_ns = -1;      // request fully read
+  int64_t admission_ns = -1;    // admitted into the running batch (model time)
+  int64_t first_token_ns = -1;  // first token's bytes written
+  int64_t end_ns = -1;          // response finished (or the connection was dropped)
+  int64_t reply_ns = -1;        // a whole (non-streamed) body built: where TGI's x-total-time ends
   std::vector<int64_t> token_ns;      // when each token's bytes were written (stream) or produced
   std::vector<int64_t> token_due_ns;  // when the model produced each token (step end)
   std::vector<int> batch_sizes;       // running batch size of each token's step

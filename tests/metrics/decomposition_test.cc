@@ -127,7 +127,7 @@ TEST(ClientHealth, ReadLagCpuAndLateOpenLoopSends) {
   for (uint64_t i = 0; i < 10; ++i) {
     recs.push_back(make_record(
         i, {.sched = 0, .send = i < 5 ? 0.0 : 3.0, .first = 5, .last = 9, .end = 9}, 3));
-    recs.back().client.read_lag_max_ms = i < 5 ? 0.05f : 4.0f;
+    recs.back().client.read_lag_max_ms = i < 5 ? 0.05f : 8.0f;
   }
   RunInfo info = info_with_loop(100, 0, 0.2);
   info.load_mode = "open";
@@ -135,7 +135,7 @@ TEST(ClientHealth, ReadLagCpuAndLateOpenLoopSends) {
   info.telemetry = {{"client_bottleneck", true}, {"sources", {{{"kind", "host"}}}}};
   const ClientHealth h = summarize_run(recs, info).client_health;
   EXPECT_TRUE(h.client_limited);
-  EXPECT_NEAR(*h.read_lag_p90_ms, 4.0, 1e-6);
+  EXPECT_NEAR(*h.read_lag_p90_ms, 8.0, 1e-6);
   EXPECT_EQ(h.cpu_bottleneck, true);
   EXPECT_DOUBLE_EQ(*h.late_send_share, 0.5);  // 5 of 10 sends 3 ms late
   EXPECT_EQ(h.reasons.size(), 3u);
