@@ -1,6 +1,5 @@
 #include "metrics/decomposition.h"
 
-#include <array>
 #include <map>
 
 namespace sb::metrics {
@@ -10,10 +9,7 @@ Decomposition decompose(const std::vector<RequestRecord>& records) {
   std::vector<double> ttft, e2e, pool, connect, tls, write, ttfb, headers, lag;
   std::vector<double> queue, prefill, decode, inference, total, cached, client;
   std::map<ServerTimingSource, int64_t> sources;
-  auto add_phase = [](std::vector<double>& v, float ms) {
-    if (ms >= 0) v.push_back(ms);
-  };
-  auto add_server = [](std::vector<double>& v, double ms) {
+  auto add = [](std::vector<double>& v, double ms) {  // negative: not reported, not happened
     if (ms >= 0) v.push_back(ms);
   };
   for (const RequestRecord& r : records) {
@@ -23,22 +19,22 @@ Decomposition decompose(const std::vector<RequestRecord>& records) {
     if (auto t = r.e2e_ms()) e2e.push_back(*t);
     const auto& c = r.client;
     if (c.reused) ++d.reused;
-    add_phase(pool, c.pool_wait_ms);
-    add_phase(connect, c.connect_ms);
-    add_phase(tls, c.tls_ms);
-    add_phase(write, c.write_ms);
-    add_phase(ttfb, c.ttfb_ms);
-    add_phase(headers, c.headers_ms);
-    add_phase(lag, c.read_lag_max_ms);
+    add(pool, c.pool_wait_ms);
+    add(connect, c.connect_ms);
+    add(tls, c.tls_ms);
+    add(write, c.write_ms);
+    add(ttfb, c.ttfb_ms);
+    add(headers, c.headers_ms);
+    add(lag, c.read_lag_max_ms);
     const ServerTimes& s = r.server;
     if (!s.any()) continue;
     ++d.server_reported;
     ++sources[s.source];
-    add_server(queue, s.queue_ms);
-    add_server(prefill, s.prefill_ms);
-    add_server(decode, s.decode_ms);
-    add_server(inference, s.compute_ms());
-    add_server(total, s.total_ms);
+    add(queue, s.queue_ms);
+    add(prefill, s.prefill_ms);
+    add(decode, s.decode_ms);
+    add(inference, s.compute_ms());
+    add(total, s.total_ms);
     if (s.cached_tokens >= 0) cached.push_back(static_cast<double>(s.cached_tokens));
     if (auto cn = r.client_network_ms()) client.push_back(*cn);
   }
