@@ -98,6 +98,11 @@ engine::LoadConfig load_of(const json& load, const MeasuredRun& run, const std::
   const auto arrival = load::arrival_from_string(value_or<std::string>(load, "arrival", "poisson"));
   l.arrival = arrival.value_or(load::Arrival::poisson);
   l.burstiness = value_or<double>(load, "burstiness", 1.0);
+  // The rate's shape, its durations in model time as the rate is.
+  l.rate_pattern = load::parse_rate_pattern(value_or<std::string>(load, "rate_pattern", "steady"));
+  for (double* s : {&l.rate_pattern.period_s, &l.rate_pattern.on_s, &l.rate_pattern.off_s,
+                    &l.rate_pattern.at_s, &l.rate_pattern.decay_s})
+    *s /= run.time_scale;
   l.max_concurrency = value_or<int64_t>(load, "max_concurrency", 0);
   if (!(l.request_rate > 0))
     throw usage_error(fmt::format("calibrate: {}: an open-loop run without a request rate", dir));

@@ -11,7 +11,7 @@
 //     output_tokens as max_tokens (ignore_eos: the simulator generates exactly that many);
 //     a failed request (no output) asks for the run's --output-length;
 //   - a closed loop keeps its concurrency; an open loop its rate, arrival process, burstiness,
-//     seed and cap, so the schedule (load::make_schedule) is the one the run used;
+//     rate pattern, seed and cap, so the schedule (load::make_schedule) is the one the run used;
 //   - a run of a time-scaled simulator (config.sim_time_scale S < 1) is read in model time:
 //     its durations / S, its rates x S (`measured` and the replayed request rate);
 //   - the request count is the number of measured records (a --duration run replays as many).

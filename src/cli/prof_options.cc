@@ -20,10 +20,11 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
   app.add_option("--base-url", f.base_url,
                  "Server URL, e.g. http://127.0.0.1:8000 or https://host/v1");
   app.add_option("--endpoint", f.endpoint, "Path under the base URL (default: the API's own)");
-  app.add_option("--api", f.api, "tgi | openai | openai-chat | generic | llamacpp")
+  app.add_option("--api", f.api,
+                 "tgi | openai | openai-chat | generic | llamacpp | openai-responses | anthropic")
       ->capture_default_str();
   app.add_flag("--no-stream", f.no_stream, "Ask for whole responses instead of a stream");
-  app.add_option("--model", f.model, "Model name sent in OpenAI requests");
+  app.add_option("--model", f.model, "Model name sent in OpenAI and Anthropic requests");
   app.add_option("--extra-body", f.extra_body, "JSON object merged into every request body");
   app.add_flag("--ignore-eos", f.ignore_eos, "Ask the server to ignore end-of-sequence tokens");
   app.add_option("--request-template", f.request_template,
@@ -40,9 +41,11 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
   app.add_option("-H,--header", f.headers, "Extra request header 'Name: value' (repeatable)");
   app.add_option(
       "--api-key-env", f.api_key_env,
-      "Environment variable holding an API key, sent as a bearer token (never written out)");
+      "Environment variable holding an API key, sent as a bearer token (--api anthropic: as "
+      "x-api-key; never written out)");
   app.add_option("--api-key-file", f.api_key_file,
-                 "File holding an API key (mode 600), sent as a bearer token (never written out)");
+                 "File holding an API key (mode 600), sent as a bearer token (--api anthropic: as "
+                 "x-api-key; never written out)");
   app.add_flag("--insecure", f.insecure, "Do not verify the server's TLS certificate");
   app.add_option("--ca-file", f.ca_file, "PEM bundle of extra CA certificates");
   // Timeouts.
@@ -60,6 +63,13 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
       ->capture_default_str();
   app.add_option("--burstiness", f.burstiness, "Gamma shape (1 = Poisson, < 1 burstier)")
       ->capture_default_str();
+  app.add_option("--rate-pattern", f.rate_pattern,
+                 "Open loop: the rate's shape over time, --request-rate its base: "
+                 "diurnal:period=600s,amplitude=0.5 | onoff:on=5s,off=10s,low=0.1 | "
+                 "flash:at=60s,peak=5,decay=30s (default steady)");
+  app.add_option("--abandon-after", f.abandon_after,
+                 "Users give up (class abandoned) when no first token arrived this long after "
+                 "the intended send time (e.g. 5s)");
   app.add_option("--max-concurrency", f.max_concurrency,
                  "Open loop: cap on requests in flight (0 = none)");
   app.add_option("-n,--num-requests", f.num_requests, "Measured requests (e.g. 1000, 2k)");
@@ -291,7 +301,9 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   const auto api = protocol::api_from_string(f.api);
   if (!api)
     throw usage_error(
-        fmt::format("--api '{}': expected tgi, openai, openai-chat, generic or llamacpp", f.api));
+        fmt::format("--api '{}': expected tgi, openai, openai-chat, generic, llamacpp, "
+                    "openai-responses or anthropic",
+                    f.api));
   e.adapter.api = *api;
   e.adapter.stream = !f.no_stream;
   e.adapter.model = f.model;
@@ -323,6 +335,12 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   e.timeouts.first_token = duration_flag(f.first_token_timeout, "--first-token-timeout");
   e.timeouts.idle = duration_flag(f.idle_timeout, "--idle-timeout");
   e.timeouts.total = duration_flag(f.total_timeout, "--timeout");
+  if (!f.abandon_after.empty()) {
+    e.timeouts.abandon_after = duration_flag(f.abandon_after, "--abandon-after");
+    if (e.timeouts.abandon_after <= Nanos::zero())
+      throw usage_error(
+          fmt::format("--abandon-after {}: must be longer than 0 (e.g. 5s)", f.abandon_after));
+  }
   e.grace_period = duration_flag(f.grace_period, "--grace-period");
   e.bucket_interval = from_ms(parse_duration_ms(f.bucket_interval, "--bucket-interval"));
   e.workers = f.workers;
@@ -337,8 +355,13 @@ ProfConfig to_prof_config(const ProfFlags& f) {
     l.request_rate = parse_rate_per_s(f.request_rate, "--request-rate");
     l.arrival = load::parse_arrival(f.arrival);
     l.burstiness = f.burstiness;
+    if (!f.rate_pattern.empty()) l.rate_pattern = load::parse_rate_pattern(f.rate_pattern);
     l.max_concurrency = parse_count(f.max_concurrency, "--max-concurrency");
   } else {
+    if (!f.rate_pattern.empty())
+      throw usage_error(
+          "--rate-pattern shapes an open loop's rate: give --request-rate R (its base rate) "
+          "instead of --concurrency");
     l.mode = engine::LoadMode::closed;
     l.concurrency = f.concurrency.empty() ? 1 : parse_count(f.concurrency, "--concurrency");
   }

@@ -39,6 +39,8 @@ struct ProfFlags {
   std::string concurrency, request_rate, arrival = "poisson", num_requests, warmup = "0",
                                          max_concurrency = "0";
   double burstiness = 1.0;
+  std::string rate_pattern;   // --rate-pattern (load/rate_pattern.h); empty: steady
+  std::string abandon_after;  // --abandon-after DURATION; empty: users never give up
   uint64_t seed = 0;
   std::string input_length = "256", output_length = "128", prompt_file;
   std::string scenario, dataset,

@@ -70,6 +70,9 @@ void apply_old_summary(const nlohmann::json& s, metrics::RunInfo& info) {
     if (auto* v = get(*load, "max_concurrency"); v && v->is_number_integer())
       info.max_concurrency = v->get<int>();
   }
+  if (auto* abandonment = get(s, "abandonment"))
+    if (auto* v = get(*abandonment, "after_s"); v && v->is_number())
+      info.abandon_after_s = v->get<double>();
   if (auto* goodput = get(s, "goodput"))
     if (auto* slo = get(*goodput, "slo")) {
       if (auto* v = get(*slo, "ttft_ms"); v && v->is_number()) info.slo.ttft_ms = v->get<double>();

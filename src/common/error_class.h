@@ -8,7 +8,7 @@ namespace sb {
 
 enum class ErrorClass : unsigned char {
   ok,
-  overloaded,           // HTTP 503, or TGI's in-stream {"error_type":"overloaded"}
+  overloaded,           // HTTP 503 or 529, or an in-stream overloaded error (TGI, Anthropic)
   rate_limited,         // HTTP 429
   timeout,              // HTTP 408 from the server
   timeout_connect,      // client: TCP/TLS connect did not finish in time
@@ -24,15 +24,31 @@ enum class ErrorClass : unsigned char {
   malformed,            // bad SSE framing, bad JSON, non-SSE body on a stream, event too large
   response_too_large,   // response body over --max-response-bytes
   cancelled,            // stopped by the client (interrupt, end of duration)
+  abandoned,  // client: a simulated user gave up waiting for the first token (--abandon-after)
 };
 
-inline constexpr std::array<std::string_view, 17> kErrorClassNames = {
-    "ok",           "overloaded",    "rate_limited",     "timeout",           "timeout_connect",
-    "timeout_first_token", "timeout_idle", "timeout_total", "validation",     "server_error",
-    "client_error", "connect_error", "connection_reset", "incomplete_stream", "malformed",
-    "response_too_large", "cancelled"};
+inline constexpr std::array<std::string_view, 18> kErrorClassNames = {"ok",
+                                                                      "overloaded",
+                                                                      "rate_limited",
+                                                                      "timeout",
+                                                                      "timeout_connect",
+                                                                      "timeout_first_token",
+                                                                      "timeout_idle",
+                                                                      "timeout_total",
+                                                                      "validation",
+                                                                      "server_error",
+                                                                      "client_error",
+                                                                      "connect_error",
+                                                                      "connection_reset",
+                                                                      "incomplete_stream",
+                                                                      "malformed",
+                                                                      "response_too_large",
+                                                                      "cancelled",
+                                                                      "abandoned"};
 
-inline std::string_view to_string(ErrorClass c) { return kErrorClassNames[static_cast<size_t>(c)]; }
+inline std::string_view to_string(ErrorClass c) {
+  return kErrorClassNames[static_cast<size_t>(c)];
+}
 
 inline std::optional<ErrorClass> error_class_from_string(std::string_view s) {
   for (size_t i = 0; i < kErrorClassNames.size(); ++i)
@@ -43,7 +59,8 @@ inline std::optional<ErrorClass> error_class_from_string(std::string_view s) {
 // Class of a non-2xx HTTP status (docs/architecture.md).
 inline ErrorClass error_class_from_status(int status) {
   if (status >= 200 && status < 300) return ErrorClass::ok;
-  if (status == 503) return ErrorClass::overloaded;
+  // 529: Anthropic's "overloaded_error" (its API is the only one known to send it).
+  if (status == 503 || status == 529) return ErrorClass::overloaded;
   if (status == 429) return ErrorClass::rate_limited;
   if (status == 408) return ErrorClass::timeout;
   if (status == 400 || status == 422) return ErrorClass::validation;

@@ -113,6 +113,23 @@ void mask_bearer(std::string& s) {
   }
 }
 
+// The value after "x-api-key:" (any case, spaces allowed) -> "x-api-key: ***": the header
+// that carries the key of APIs without a bearer token (Anthropic's).
+void mask_api_key_header(std::string& s) {
+  constexpr std::string_view kName = "x-api-key:";
+  for (size_t i = 0; i + kName.size() < s.size(); ++i) {
+    size_t k = 0;
+    while (k < kName.size() && lower(s[i + k]) == kName[k]) ++k;
+    if (k < kName.size()) continue;
+    size_t from = i + kName.size();
+    while (from < s.size() && s[from] == ' ') ++from;
+    size_t end = from;
+    while (end < s.size() && !ends_value(s, end)) ++end;
+    if (end > from) s.replace(from, end - from, kMasked);
+    i = from;
+  }
+}
+
 }  // namespace
 
 bool is_secret_name(std::string_view name) {
@@ -140,6 +157,7 @@ std::string redact_url(std::string_view url) {
 std::string redact_text(std::string_view text) {
   std::string s = redact_url(text);
   mask_bearer(s);
+  mask_api_key_header(s);
   return s;
 }
 

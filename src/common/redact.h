@@ -33,7 +33,7 @@ std::string redact_url(std::string_view url);
 
 // Free text (an error message, a warning) with every URL in it redacted as redact_url does,
 // every `?name=value` / `&name=value` with a secret name masked wherever it stands, and the
-// token after "Bearer " / "Basic " masked.
+// token after "Bearer " / "Basic " masked, and the value after "x-api-key:" (Anthropic's key).
 std::string redact_text(std::string_view text);
 
 // A copy of `j` in which the value of every object member with a secret name (at any depth)

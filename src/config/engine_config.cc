@@ -22,7 +22,13 @@ void validate(const EngineConfig& c) {
       throw usage_error("--max-concurrency: must be 0 (no cap) or a positive count");
     if (!(l.burstiness > 0))
       throw usage_error(fmt::format("--burstiness {}: must be > 0 (1 = Poisson)", l.burstiness));
+    load::validate(l.rate_pattern);
   }
+  if (l.mode == LoadMode::closed && !l.rate_pattern.steady())
+    throw usage_error(fmt::format(
+        "--rate-pattern {}: shapes an open loop's rate; give --request-rate R (the base rate) "
+        "instead of --concurrency",
+        load::to_string(l.rate_pattern)));
   if (l.num_requests < 0) throw usage_error("--num-requests: must not be negative");
   if (l.num_requests == 0 && l.duration <= Nanos::zero())
     throw usage_error("give --num-requests N or --duration D (or both) to bound the run");
@@ -32,6 +38,8 @@ void validate(const EngineConfig& c) {
                          std::pair{"--first-token-timeout", t.first_token},
                          std::pair{"--idle-timeout", t.idle}, std::pair{"--timeout", t.total}})
     if (v <= Nanos::zero()) throw usage_error(fmt::format("{}: must be positive", name));
+  if (t.abandon_after < Nanos::zero())
+    throw usage_error("--abandon-after: must be a positive duration (or absent: never)");
   if (c.workers < 0) throw usage_error("--workers: must be 0 (one per core) or positive");
   if (c.max_event_bytes < 1024) throw usage_error("--max-event-bytes: must be at least 1024");
   if (c.client.max_response_bytes < 1024)

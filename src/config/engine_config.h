@@ -25,6 +25,11 @@ struct Timeouts {
   Nanos first_token = 300s;  // send -> first text-bearing event (or whole body when not streaming)
   Nanos idle = 60s;          // longest gap between two reads once the first token arrived
   Nanos total = 600s;        // send -> end of response
+  // --abandon-after: a simulated user gives up when no first token has arrived this long after
+  // the request's intended send time (t_sched, not t_send: the user started waiting when the
+  // request was due, so time queued in the client counts); the connection is closed and the
+  // request ends `abandoned`. Zero: users never give up.
+  Nanos abandon_after = Nanos::zero();
 };
 
 enum class LoadMode { closed, open };
@@ -35,6 +40,7 @@ struct LoadConfig {
   double request_rate = 0;  // open loop: requests per second
   load::Arrival arrival = load::Arrival::poisson;
   double burstiness = 1.0;         // gamma shape (1 = Poisson)
+  load::RatePattern rate_pattern;  // open loop: the rate's shape over time (--rate-pattern)
   int64_t max_concurrency = 0;     // open loop cap (0 = none); waiting counts as queueing
   int64_t num_requests = 0;        // measured requests (0 = bounded by duration only)
   Nanos duration = Nanos::zero();  // stop issuing after this (0 = bounded by count only)
@@ -56,7 +62,9 @@ struct EngineConfig {
   LoadBalancer load_balancer = LoadBalancer::rr;
   std::string endpoint;  // path under the base URL; empty = the API's default
   std::vector<std::pair<std::string, std::string>> headers;  // -H 'Name: value'
-  std::string api_key;  // sent as "Authorization: Bearer ..."; never written anywhere
+  // Sent as "Authorization: Bearer ..." (--api anthropic: "x-api-key: ...",
+  // protocol::api_headers); never written anywhere.
+  std::string api_key;
   protocol::AdapterConfig adapter;
   workload::WorkloadConfig workload;
   LoadConfig load;

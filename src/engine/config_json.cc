@@ -28,6 +28,7 @@ nlohmann::json config_to_json(const EngineConfig& c) {
     load["request_rate"] = l.request_rate;
     load["arrival"] = load::to_string(l.arrival);
     load["burstiness"] = l.burstiness;
+    load["rate_pattern"] = load::to_string(l.rate_pattern);  // parse_rate_pattern reads it back
     load["max_concurrency"] = l.max_concurrency;
   }
   return json{
@@ -53,7 +54,9 @@ nlohmann::json config_to_json(const EngineConfig& c) {
        {{"connect", to_s(c.timeouts.connect)},
         {"first_token", to_s(c.timeouts.first_token)},
         {"idle", to_s(c.timeouts.idle)},
-        {"total", to_s(c.timeouts.total)}}},
+        {"total", to_s(c.timeouts.total)},
+        // --abandon-after (0: users never give up); summary.json `abandonment` when set.
+        {"abandon_after", to_s(c.timeouts.abandon_after)}}},
       {"load", load},
       {"workload",
        {{"input_tokens", c.workload.input_tokens},
@@ -118,6 +121,8 @@ metrics::RunInfo run_info(const EngineConfig& config, const RunResult& result,
   info.target_rate = l.mode == LoadMode::open ? l.request_rate : 0;
   info.max_concurrency = static_cast<int>(l.max_concurrency);
   info.slo = slo;
+  if (config.timeouts.abandon_after > Nanos::zero())
+    info.abandon_after_s = to_s(config.timeouts.abandon_after);
   info.bucket_interval_ms = to_ms(config.bucket_interval);
   info.client_loop =
       metrics::ClientLoopInfo{result.workers, result.loop_lag.ticks, result.loop_lag.late_ticks,

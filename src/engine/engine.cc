@@ -30,12 +30,15 @@ using namespace std::chrono_literals;
 void ensure_descriptors(const EngineConfig& config) {
   const LoadConfig& load = config.load;
   const int64_t cap = max_in_flight(load);
-  // An uncapped open loop: at most every request of the run, or its rate x the timeout.
+  // An uncapped open loop: at most every request of the run, or its peak rate x the timeout.
   const int64_t planned = load.num_requests > 0 ? load.num_requests + load.warmup : INT64_MAX;
+  const double peak_rate =
+      load.mode == LoadMode::open ? load::peak_rate_per_s(schedule_config(load)) : 0.0;
   const int64_t in_flight =
-      cap > 0 ? std::max(cap, warmup_slots(load))
-              : std::min<int64_t>(planned, static_cast<int64_t>(std::ceil(
-                                               load.request_rate * to_s(config.timeouts.total))));
+      cap > 0
+          ? std::max(cap, warmup_slots(load))
+          : std::min<int64_t>(
+                planned, static_cast<int64_t>(std::ceil(peak_rate * to_s(config.timeouts.total))));
   int64_t in_process = 0, in_process_loops = 0;
   auto count = [&](const net::Url& url) {
     if (const auto loops = fd::in_process_listener(url.host, url.port)) {

@@ -19,16 +19,21 @@ int64_t warmup_slots(const LoadConfig& l) {
   return std::min(slots, l.warmup);
 }
 
+load::ScheduleConfig schedule_config(const LoadConfig& l) {
+  return load::ScheduleConfig{.rate_per_s = l.request_rate,
+                              .arrival = l.arrival,
+                              .burstiness = l.burstiness,
+                              .seed = l.seed,
+                              .pattern = l.rate_pattern};
+}
+
 std::vector<Nanos> measured_schedule(const LoadConfig& l) {
   if (l.mode != LoadMode::open) return {};
+  const load::ScheduleConfig c = schedule_config(l);
   const size_t n = l.num_requests > 0
                        ? static_cast<size_t>(l.num_requests)
-                       : static_cast<size_t>(std::ceil(l.request_rate * to_s(l.duration))) + 1;
-  return load::make_schedule(load::ScheduleConfig{.rate_per_s = l.request_rate,
-                                                  .arrival = l.arrival,
-                                                  .burstiness = l.burstiness,
-                                                  .seed = l.seed},
-                             n);
+                       : static_cast<size_t>(std::ceil(load::expected_requests(c, l.duration))) + 1;
+  return load::make_schedule(c, n);
 }
 
 }  // namespace sb::engine

@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "config/engine_config.h"
+#include "load/arrival_schedule.h"
 
 namespace sb::engine {
 
@@ -20,8 +21,13 @@ int64_t max_in_flight(const LoadConfig& load);
 // rate (1..64); never more than load.warmup.
 int64_t warmup_slots(const LoadConfig& load);
 
+// The open loop's schedule settings (rate, arrival process, burstiness, seed, rate pattern).
+load::ScheduleConfig schedule_config(const LoadConfig& load);
+
 // The measured phase's open-loop send offsets from its start (seeded): num_requests of them,
-// or enough for rate x duration when bounded by duration only. Empty for a closed loop.
+// or enough for the expected count over the duration (rate x duration, or with a rate
+// pattern rate x its integrated multiplier) when bounded by duration only. Empty for a closed
+// loop.
 std::vector<Nanos> measured_schedule(const LoadConfig& load);
 
 }  // namespace sb::engine

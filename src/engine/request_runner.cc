@@ -10,10 +10,38 @@
 namespace sb::engine {
 namespace {
 
-// Which client-side timeout a failed read hit: the earliest deadline that had passed.
-ErrorClass timeout_class(TimePoint total_deadline, TimePoint phase_deadline, bool first_seen) {
+// Which client-side deadline a failed read hit: the earliest one, of the phase's (first token
+// or idle), the whole request's, and before the first token the simulated user's
+// (--abandon-after; TimePoint::max() when users never give up). Abandonment wins a tie.
+ErrorClass timeout_class(TimePoint total_deadline, TimePoint phase_deadline, bool first_seen,
+                         TimePoint abandon_deadline) {
+  if (!first_seen && abandon_deadline <= phase_deadline) return ErrorClass::abandoned;
   if (total_deadline <= phase_deadline) return ErrorClass::timeout_total;
   return first_seen ? ErrorClass::timeout_idle : ErrorClass::timeout_first_token;
+}
+
+// When the request's simulated user gives up on a first token (--abandon-after): its intended
+// send time (t_sched; the call's time when it has none) plus the wait. TimePoint::max() when
+// users never give up. From t_sched rather than t_send because the user started waiting when
+// the request was due: time queued in the client (--max-concurrency, a late send) is waiting too.
+TimePoint abandon_deadline_of(const RequestTemplate& tmpl, const metrics::RequestRecord& r) {
+  if (tmpl.timeouts.abandon_after <= Nanos::zero()) return TimePoint::max();
+  const TimePoint due =
+      r.t_sched_ns == metrics::kNoTime ? Clock::now() : tmpl.run_start + Nanos(r.t_sched_ns);
+  return due + tmpl.timeouts.abandon_after;
+}
+
+std::string abandon_message(const RequestTemplate& tmpl, const metrics::RequestRecord& r,
+                            std::string_view when) {
+  std::string m = fmt::format(
+      "abandoned {}: no first token {:g} s after the intended send time "
+      "(--abandon-after)",
+      when, to_s(tmpl.timeouts.abandon_after));
+  if (r.t_sched_ns != metrics::kNoTime)
+    m += fmt::format(
+        ", {:.0f} ms since it",
+        static_cast<double>(ns_since(tmpl.run_start, Clock::now()) - r.t_sched_ns) / 1e6);
+  return m;
 }
 
 ErrorClass net_error_class(net::NetStatus s) {
@@ -58,6 +86,13 @@ awaitable<void> run_request(const RequestTemplate& tmpl, Channel& channel, std::
           : static_cast<float>(
                 static_cast<double>(ns_since(tmpl.run_start, Clock::now()) - record.t_sched_ns) /
                 1e6);
+  const TimePoint abandon_deadline = abandon_deadline_of(tmpl, record);
+  if (Clock::now() >= abandon_deadline) {
+    // The user gave up while the request waited in the client: it is never sent.
+    record.t_end_ns = ns_since(tmpl.run_start, Clock::now());
+    set_error(record, ErrorClass::abandoned, abandon_message(tmpl, record, "before it was sent"));
+    co_return;
+  }
   const std::string id_header = fmt::format("x-request-id: servebench-{}\r\n", record.id);
   std::string headers = tmpl.extra_headers + id_header;
   net::serialize_request(channel.request_bytes,
@@ -75,25 +110,30 @@ awaitable<void> run_request(const RequestTemplate& tmpl, Channel& channel, std::
     phases.reused = reused;
     phases.connect_ms = phases.tls_ms = -1;
     if (!conn.is_open()) {
-      auto r = co_await conn.connect(Clock::now() + to.connect);
+      const TimePoint connect_deadline = std::min(Clock::now() + to.connect, abandon_deadline);
+      auto r = co_await conn.connect(connect_deadline);
       if (conn.tcp_connect_time() >= Nanos{0})
         phases.connect_ms = static_cast<float>(to_ms(conn.tcp_connect_time()));
       if (conn.tls_handshake_time() >= Nanos{0})
         phases.tls_ms = static_cast<float>(to_ms(conn.tls_handshake_time()));
       if (!r.ok()) {
         record.t_end_ns = ns_since(tmpl.run_start, Clock::now());
+        const bool abandoned =
+            r.status == net::NetStatus::timeout && connect_deadline == abandon_deadline;
         set_error(record,
-                  r.status == net::NetStatus::timeout ? ErrorClass::timeout_connect
-                                                      : ErrorClass::connect_error,
-                  r.message);
+                  abandoned                             ? ErrorClass::abandoned
+                  : r.status == net::NetStatus::timeout ? ErrorClass::timeout_connect
+                                                        : ErrorClass::connect_error,
+                  abandoned ? abandon_message(tmpl, record, "while connecting") : r.message);
         co_return;
       }
     }
     const TimePoint t_send = Clock::now();
     record.t_send_ns = ns_since(tmpl.run_start, t_send);
     const TimePoint total_deadline = t_send + to.total;
-    const TimePoint first_deadline = std::min(total_deadline, t_send + to.first_token);
-    auto w = co_await conn.write(channel.request_bytes, total_deadline);
+    const TimePoint first_deadline =
+        std::min({total_deadline, t_send + to.first_token, abandon_deadline});
+    auto w = co_await conn.write(channel.request_bytes, std::min(total_deadline, abandon_deadline));
     if (w.ok()) {
       phases.write_ms = since_ms(t_send, Clock::now());
       w = co_await conn.read_header(first_deadline);
@@ -104,10 +144,12 @@ awaitable<void> run_request(const RequestTemplate& tmpl, Channel& channel, std::
         continue;
       record.t_end_ns = ns_since(tmpl.run_start, Clock::now());
       ErrorClass c = w.status == net::NetStatus::timeout
-                         ? timeout_class(total_deadline, first_deadline, false)
+                         ? timeout_class(total_deadline, first_deadline, false, abandon_deadline)
                          : net_error_class(w.status);
       if (w.status == net::NetStatus::closed) c = ErrorClass::connection_reset;
-      set_error(record, c, w.message);
+      set_error(record, c,
+                c == ErrorClass::abandoned ? abandon_message(tmpl, record, "before the response")
+                                           : w.message);
       co_return;
     }
 
@@ -140,8 +182,12 @@ awaitable<void> run_request(const RequestTemplate& tmpl, Channel& channel, std::
       if (!r.ok()) {
         complete = false;
         if (r.status == net::NetStatus::timeout) {
-          set_error(record, timeout_class(total_deadline, phase_deadline, first_seen),
-                    fmt::format("no data for {:.0f} ms", to_ms(Clock::now() - t_send)));
+          const ErrorClass c =
+              timeout_class(total_deadline, phase_deadline, first_seen, abandon_deadline);
+          set_error(record, c,
+                    c == ErrorClass::abandoned
+                        ? abandon_message(tmpl, record, "waiting for the first token")
+                        : fmt::format("no data for {:.0f} ms", to_ms(Clock::now() - t_send)));
         } else if (r.status == net::NetStatus::closed) {
           // Decided by finish(): a stream closed before its final event.
         } else {

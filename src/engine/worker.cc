@@ -17,7 +17,7 @@ namespace {
 std::string build_extra_headers(const EngineConfig& c) {
   std::string h;
   for (const auto& [name, value] : c.headers) h += fmt::format("{}: {}\r\n", name, value);
-  if (!c.api_key.empty()) h += fmt::format("Authorization: Bearer {}\r\n", c.api_key);
+  h += protocol::api_headers(c.adapter.api, c.api_key, c.headers);  // the key, as the API wants
   return h;
 }
 

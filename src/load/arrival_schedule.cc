@@ -1,21 +1,18 @@
 #include "load/arrival_schedule.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "load/uniform.h"
 
 namespace sb::load {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
-
-// Uniform on the open interval (0, 1) from the top 53 bits of one draw.
-double uniform_open01(std::mt19937_64& rng) {
-  return (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53;
-}
 
 // Standard normal (Box–Muller, one of the pair).
 double standard_normal(std::mt19937_64& rng) {
@@ -85,6 +82,7 @@ ArrivalSchedule::ArrivalSchedule(const ScheduleConfig& config)
   if (config_.arrival == Arrival::gamma && std::isinf(config_.burstiness)) {
     config_.arrival = Arrival::constant;  // Gamma with infinite shape: every gap is 1 / rate
   }
+  if (!config_.pattern.steady()) clock_.emplace(config_.pattern, config_.seed);
 }
 
 double ArrivalSchedule::gap_s() {
@@ -95,16 +93,24 @@ double ArrivalSchedule::gap_s() {
   return standard_gamma(rng_, k) * (mean_s / k);
 }
 
-std::chrono::nanoseconds ArrivalSchedule::next() {
+int64_t ArrivalSchedule::next_base_ns() {
   const uint64_t i = index_++;
   if (config_.arrival == Arrival::constant) {
     // From i directly, in long double, rounded once: no accumulated error.
     const long double ns = static_cast<long double>(i) * 1e9L / config_.rate_per_s;
-    return std::chrono::nanoseconds(std::llround(ns));
+    return std::llround(ns);
   }
   const int64_t offset = offset_ns_;
   offset_ns_ += std::llround(gap_s() * 1e9);
-  return std::chrono::nanoseconds(offset);
+  return offset;
+}
+
+std::chrono::nanoseconds ArrivalSchedule::next() {
+  const int64_t u_ns = next_base_ns();
+  if (!clock_) return std::chrono::nanoseconds(u_ns);
+  const double t_s = clock_->real_time_s(static_cast<double>(u_ns) / 1e9);
+  last_ns_ = std::max(last_ns_, static_cast<int64_t>(std::llround(t_s * 1e9)));
+  return std::chrono::nanoseconds(last_ns_);
 }
 
 std::vector<std::chrono::nanoseconds> make_schedule(const ScheduleConfig& config, size_t n) {
@@ -113,6 +119,21 @@ std::vector<std::chrono::nanoseconds> make_schedule(const ScheduleConfig& config
   offsets.reserve(n);
   for (size_t i = 0; i < n; ++i) offsets.push_back(schedule.next());
   return offsets;
+}
+
+}  // namespace sb::load
+
+namespace sb::load {
+
+double expected_requests(const ScheduleConfig& config, std::chrono::nanoseconds duration) {
+  const double t_s = static_cast<double>(duration.count()) / 1e9;
+  if (config.pattern.steady()) return config.rate_per_s * t_s;
+  return config.rate_per_s * RateClock(config.pattern, config.seed).integrated(t_s);
+}
+
+double peak_rate_per_s(const ScheduleConfig& config) {
+  if (config.pattern.steady()) return config.rate_per_s;
+  return config.rate_per_s * RateClock(config.pattern, config.seed).peak_multiplier();
 }
 
 }  // namespace sb::load

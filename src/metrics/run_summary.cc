@@ -163,6 +163,14 @@ RunSummary summarize_run(const std::vector<RequestRecord>& records, const RunInf
           static_cast<double>(s.goodput.good) / static_cast<double>(s.requests.total);
   }
 
+  if (info.abandon_after_s) {
+    Abandonment& a = s.abandonment.emplace();
+    a.after_s = *info.abandon_after_s;
+    for (const RequestRecord* r : measured) a.abandoned += r->error_class == ErrorClass::abandoned;
+    if (s.requests.total > 0)
+      a.rate = static_cast<double>(a.abandoned) / static_cast<double>(s.requests.total);
+  }
+
   s.load = compute_load(measured, info);
   s.token_sources = compute_token_sources(measured);
   s.quality = compute_quality(measured);

@@ -19,6 +19,9 @@
 // Load: achieved_rate = (N - 1) / (last t_send - first t_send) over the N measured requests
 //   that were sent: the mean send rate between the first and the last send (undefined for
 //   N < 2 or a zero span); late_sends = measured sent requests with dispatch_delay > 1 ms.
+// Abandonment (only with --abandon-after): abandoned = measured requests of class `abandoned`
+//   (their user gave up waiting for a first token, counted from t_sched); rate = abandoned /
+//   requests.total. They are failures: not ok, so never good for goodput.
 // Token sources: per source name, the measured ok requests whose output_tokens came from it;
 //   discrepancy over those that also have an independent count (output_tokens_alt >= 0):
 //   mean |output_tokens - output_tokens_alt| and mean of that / max(output_tokens, 1).
@@ -59,9 +62,10 @@ struct RunInfo {
   double target_rate = 0;            // open loop requests/s; 0 if none
   int max_concurrency = 0;           // open-loop cap; 0 if none
   Slo slo;
-  double bucket_interval_ms = 1000;  // <= 0: no time series
-  nlohmann::json telemetry;          // summary.json `telemetry` (src/telemetry); null: none
-  ClientLoopInfo client_loop;        // the engine's loop-lag probes (client_health.h)
+  double bucket_interval_ms = 1000;       // <= 0: no time series
+  nlohmann::json telemetry;               // summary.json `telemetry` (src/telemetry); null: none
+  ClientLoopInfo client_loop;             // the engine's loop-lag probes (client_health.h)
+  std::optional<double> abandon_after_s;  // --abandon-after; nullopt: users never give up
 };
 
 struct RequestCounts {
@@ -98,6 +102,12 @@ struct LoadResult {
   int64_t late_sends = 0;  // dispatch_delay > 1 ms
 };
 
+struct Abandonment {
+  double after_s = 0;          // --abandon-after
+  int64_t abandoned = 0;       // measured requests whose user gave up (class abandoned)
+  std::optional<double> rate;  // abandoned / requests.total; undefined with no requests
+};
+
 struct TokenSourceStats {
   std::map<std::string, int64_t> counts;  // source name -> measured ok requests
   int64_t discrepancy_count = 0;          // requests with both counts
@@ -127,6 +137,7 @@ struct RunSummary {
   GoodputResult goodput;
   LoadResult load;
   ErrorCounts errors;
+  std::optional<Abandonment> abandonment;  // only when --abandon-after was given
   TokenSourceStats token_sources;
   // Corpus quality of the measured requests scored against a reference (ok ones with a
   // work-item reference; quality/request_quality.h); nullopt when none was scored.

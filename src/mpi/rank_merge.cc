@@ -114,7 +114,8 @@ json run_info_to_json(const metrics::RunInfo& i) {
            {{"ttft_ms", opt(i.slo.ttft_ms)},
             {"tpot_ms", opt(i.slo.tpot_ms)},
             {"e2e_ms", opt(i.slo.e2e_ms)}}},
-          {"bucket_interval_ms", i.bucket_interval_ms}};
+          {"bucket_interval_ms", i.bucket_interval_ms},
+          {"abandon_after_s", opt(i.abandon_after_s)}};
 }
 
 metrics::RunInfo run_info_from_json(const json& j) {
@@ -135,6 +136,7 @@ metrics::RunInfo run_info_from_json(const json& j) {
     i.slo.e2e_ms = opt_from(*it, "e2e_ms");
   }
   i.bucket_interval_ms = j.value("bucket_interval_ms", 1000.0);
+  i.abandon_after_s = opt_from(j, "abandon_after_s");
   return i;
 }
 
@@ -172,9 +174,9 @@ metrics::RunSummary write_merged_run(const std::string& dir, std::vector<RankRes
        "(ping-pong offsets below); timeseries are on that common clock"},
       {"ranks", per_rank}};
   results::write_file_atomically(dir + "/summary.json",
-                                out.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+                                 out.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
   results::write_file_atomically(dir + "/summary.csv",
-                                results::summary_csv_header() + results::summary_csv_row(summary));
+                                 results::summary_csv_header() + results::summary_csv_row(summary));
   return summary;
 }
 

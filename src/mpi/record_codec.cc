@@ -144,7 +144,7 @@ void get_server(Reader& in, ServerTimes& t) {
   for (double* v : {&queue_ms, &prefill_ms, &decode_ms, &inference_ms, &total_ms})
     *v = in.get<double>();
   cached_tokens = in.get<int64_t>();
-  source = in.get_enum<ServerTimingSource>(4, "server timing source");
+  source = in.get_enum<ServerTimingSource>(kServerTimingSourceCount, "server timing source");
 }
 
 void put_record(std::string& out, const metrics::RequestRecord& r) {

@@ -296,6 +296,12 @@ engine::RunResult run_virtual(const engine::EngineConfig& config,
   if (config.load.mode == engine::LoadMode::closed && config.load.num_requests <= 0 &&
       config.load.duration <= Nanos::zero())
     throw usage_error("predict: a closed loop needs --num-requests or --duration");
+  // Its rule is a client timeout, which virtual time does not model: refused, rather than a
+  // summary saying no user ever gave up.
+  if (config.timeouts.abandon_after > Nanos::zero())
+    throw usage_error(
+        "predict: --abandon-after is not modelled in virtual time (client timeouts are not); "
+        "run the command without `predict` to measure abandonment");
   return VirtualRun(config, replicas, hooks).run();
 }
 

@@ -7,7 +7,8 @@
 // that adds nothing: t_sched and t_send are the intended send time (open loop: the slot's
 // release when the cap holds it back), every token event is at the scheduler's token time,
 // a refused request ends after the server's refusal delay. It does not model: timeouts,
-// faults (--fault-rate), quality scoring of outputs, client-side tokenizers.
+// faults (--fault-rate), quality scoring of outputs, client-side tokenizers; --abandon-after
+// (a client timeout) is refused.
 #include <atomic>
 #include <functional>
 #include <string>

@@ -21,7 +21,7 @@ Rejection unadmitted(sim::ApiKind api, sim::Admission verdict) {
   const bool queue_full = verdict == sim::Admission::queue_full;
   if (api == sim::ApiKind::tgi_stream)  // HTTP 200, then an in-stream "overloaded" event
     return {200, ErrorClass::overloaded, "Model is overloaded"};
-  const int status = sim::is_tgi(api) ? 429 : queue_full ? 429 : 503;
+  const int status = sim::is_tgi(api) ? 429 : sim::unadmitted_status(api, queue_full);
   return {status, error_class_from_status(status),
           queue_full ? "the request queue is full" : "no KV-cache room for the request"};
 }
@@ -38,6 +38,10 @@ sim::ApiKind api_kind_of(const protocol::AdapterConfig& a) {
       return sim::ApiKind::chat;
     case protocol::Api::llamacpp:
       return sim::ApiKind::llamacpp;
+    case protocol::Api::openai_responses:
+      return sim::ApiKind::responses;
+    case protocol::Api::anthropic:
+      return sim::ApiKind::anthropic;
     case protocol::Api::generic:
       break;
   }

@@ -1,5 +1,9 @@
 #include "protocol/adapter.h"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
 #include "common/error.h"
 #include "protocol/json_decoder.h"
 
@@ -11,6 +15,8 @@ std::optional<Api> api_from_string(std::string_view s) {
   if (s == "openai-chat") return Api::openai_chat;
   if (s == "generic") return Api::generic;
   if (s == "llamacpp") return Api::llamacpp;
+  if (s == "openai-responses") return Api::openai_responses;
+  if (s == "anthropic") return Api::anthropic;
   return std::nullopt;
 }
 
@@ -26,8 +32,35 @@ std::string_view to_string(Api api) {
       return "generic";
     case Api::llamacpp:
       return "llamacpp";
+    case Api::openai_responses:
+      return "openai-responses";
+    case Api::anthropic:
+      return "anthropic";
   }
   return "unknown";
+}
+
+namespace {
+bool same_name(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
+    return lower(x) == lower(y);
+  });
+}
+}  // namespace
+
+std::string api_headers(Api api, std::string_view api_key,
+                        const std::vector<std::pair<std::string, std::string>>& user_headers) {
+  if (api != Api::anthropic)
+    return api_key.empty() ? std::string() : fmt::format("Authorization: Bearer {}\r\n", api_key);
+  // Anthropic (docs.anthropic.com, API overview): the key in x-api-key, and the API version
+  // every request must name.
+  std::string h = api_key.empty() ? std::string() : fmt::format("x-api-key: {}\r\n", api_key);
+  const bool versioned = std::any_of(user_headers.begin(), user_headers.end(), [](const auto& kv) {
+    return same_name(kv.first, "anthropic-version");
+  });
+  if (!versioned) h += "anthropic-version: 2023-06-01\r\n";
+  return h;
 }
 
 std::unique_ptr<Adapter> make_adapter(const AdapterConfig& config) {
@@ -43,6 +76,10 @@ std::unique_ptr<Adapter> make_adapter(const AdapterConfig& config) {
       return make_generic_adapter(config);
     case Api::llamacpp:
       return make_llamacpp_adapter(config);
+    case Api::openai_responses:
+      return make_openai_responses_adapter(config);
+    case Api::anthropic:
+      return make_anthropic_adapter(config);
   }
   throw usage_error("unknown --api value");
 }

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -16,15 +18,23 @@
 
 namespace sb::protocol {
 
-enum class Api { tgi, openai, openai_chat, generic, llamacpp };
-// "tgi", "openai", "openai-chat", "generic", "llamacpp"
+enum class Api { tgi, openai, openai_chat, generic, llamacpp, openai_responses, anthropic };
+// "tgi", "openai", "openai-chat", "generic", "llamacpp", "openai-responses", "anthropic"
 std::optional<Api> api_from_string(std::string_view s);
 std::string_view to_string(Api api);
+
+// The request headers the API itself asks for, as "Name: value\r\n" lines: the API key
+// (none when empty) as "Authorization: Bearer KEY", or for Api::anthropic as "x-api-key: KEY"
+// plus "anthropic-version: 2023-06-01" (left out when `user_headers`, the -H headers, name
+// anthropic-version: theirs is sent instead). The key is a secret: these lines are never
+// written anywhere (they go only into the request head).
+std::string api_headers(Api api, std::string_view api_key,
+                        const std::vector<std::pair<std::string, std::string>>& user_headers);
 
 struct AdapterConfig {
   Api api = Api::openai;
   bool stream = true;
-  std::string model;          // "model" field for OpenAI APIs (empty: omitted)
+  std::string model;          // "model" field for OpenAI and Anthropic APIs (empty: omitted)
   nlohmann::json extra_body;  // object merged (RFC 7386 merge patch) into every request body
   bool ignore_eos = false;    // vLLM/TGI-style ignore_eos where the API has it
   // openai-chat only: send the length as "max_completion_tokens" instead of
@@ -55,7 +65,7 @@ struct Prompt {
 // What one SSE event (or a whole non-streamed body) contributed.
 struct Decoded {
   uint32_t content_chars = 0;    // bytes of output text in this event
-  uint32_t reasoning_chars = 0;  // bytes of reasoning text (reasoning_content / reasoning)
+  uint32_t reasoning_chars = 0;  // bytes of reasoning text (reasoning_content, thinking, ...)
   bool text_event = false;       // carries output or reasoning text (moves t_first/t_last)
   uint32_t tokens = 0;           // tokens this event is known to carry (TGI: 1), 0 if unknown
   bool final = false;            // the stream's last meaningful event (TGI generated_text, [DONE])

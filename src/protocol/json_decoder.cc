@@ -76,6 +76,20 @@ void set_malformed(Decoded& d, const simdjson::simdjson_error& e) {
   d.error_message = clip_error(std::string("malformed JSON: ") + e.what());
 }
 
+Decoded not_an_object(std::string_view json) {
+  Decoded d;
+  d.error = ErrorClass::malformed;
+  d.error_message = clip_error("expected a JSON object, got: " + std::string(json));
+  return d;
+}
+
+void finish_whole_body(Decoded& d, std::string_view text) {
+  d.text = text;
+  d.content_chars = static_cast<uint32_t>(text.size());
+  d.text_event = d.content_chars > 0 || d.reasoning_chars > 0;
+  d.final = true;
+}
+
 std::string finish_body(nlohmann::json body, const nlohmann::json& extra_body) {
   if (extra_body.is_object() && !extra_body.empty()) body.merge_patch(extra_body);
   return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -86,6 +100,16 @@ void check_extra_body(const nlohmann::json& extra_body) {
     throw usage_error("extra_body must be a JSON object (merged into every request body), got " +
                       std::string(extra_body.type_name()));
   }
+}
+
+nlohmann::json chat_messages(const Prompt& prompt) {
+  if (prompt.messages_json.empty())
+    return nlohmann::json::array({{{"role", "user"}, {"content", prompt.text}}});
+  nlohmann::json messages = nlohmann::json::parse(prompt.messages_json, nullptr, false);
+  if (!messages.is_array())
+    throw usage_error("prompt messages must be a JSON array of chat messages: " +
+                      clip_error(prompt.messages_json));
+  return messages;
 }
 
 }  // namespace sb::protocol

@@ -51,6 +51,12 @@ ErrorClass error_class_from_code(std::optional<int64_t> code, std::string_view c
 // Sets `d` to a malformed-JSON error carrying simdjson's reason.
 void set_malformed(Decoded& d, const simdjson::simdjson_error& e);
 
+// A malformed error for a payload that is JSON but not an object (names what came).
+Decoded not_an_object(std::string_view json);
+
+// Ends a whole (non-streamed) body's decoding: `text` is its output text, which `d` views.
+void finish_whole_body(Decoded& d, std::string_view text);
+
 // Serialises a request body: extra_body merged (RFC 7386) last; invalid UTF-8
 // in prompts is replaced rather than thrown on.
 std::string finish_body(nlohmann::json body, const nlohmann::json& extra_body);
@@ -58,10 +64,16 @@ std::string finish_body(nlohmann::json body, const nlohmann::json& extra_body);
 // Throws sb::Error (usage) unless extra_body is null or an object.
 void check_extra_body(const nlohmann::json& extra_body);
 
+// The chat messages of a prompt: Prompt::messages_json parsed (throws sb::Error (usage)
+// unless it is a JSON array), else one {"role": "user", "content": text}.
+nlohmann::json chat_messages(const Prompt& prompt);
+
 std::unique_ptr<Adapter> make_tgi_adapter(const AdapterConfig& config);
 std::unique_ptr<Adapter> make_openai_adapter(const AdapterConfig& config);
 std::unique_ptr<Adapter> make_openai_chat_adapter(const AdapterConfig& config);
 std::unique_ptr<Adapter> make_generic_adapter(const AdapterConfig& config);
 std::unique_ptr<Adapter> make_llamacpp_adapter(const AdapterConfig& config);
+std::unique_ptr<Adapter> make_openai_responses_adapter(const AdapterConfig& config);
+std::unique_ptr<Adapter> make_anthropic_adapter(const AdapterConfig& config);
 
 }  // namespace sb::protocol

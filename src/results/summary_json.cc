@@ -173,6 +173,10 @@ json summary_to_json(const RunSummary& s, const RunInfo& info) {
                     {"fraction", number_or_null(s.goodput.fraction)}};
   out["load"] = load_json(s.load);
   out["errors"] = errors_json(s.errors);
+  if (s.abandonment)
+    out["abandonment"] = {{"after_s", s.abandonment->after_s},
+                          {"abandoned", s.abandonment->abandoned},
+                          {"rate", number_or_null(s.abandonment->rate)}};
   out["token_sources"] = token_sources_json(s.token_sources);
   if (s.quality) out["quality"] = quality_json(*s.quality);
   if (!s.classes.empty()) {

@@ -22,6 +22,8 @@
 //           open:   {"mode": "open", "target_rate", "max_concurrency" (null if none),
 //                    "achieved_rate", "late_sends"},
 //   "errors": {class: count}  (ok not listed),
+//   "abandonment": {"after_s", "abandoned", "rate" (abandoned / requests.total or null)}
+//                  (only with --abandon-after),
 //   "token_sources": {"counts": {source: count}, "discrepancy": {"count", "pairs":
 //                     {"tokenizer_vs_usage"...: count}, "mean_abs_tokens", "mean_abs_rel"}},
 //   "quality": {"bleu" (corpus, 0..100), "chrf" (0..100), "rouge_l" (mean F1, 0..1),

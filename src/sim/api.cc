@@ -8,10 +8,40 @@
 #include <nlohmann/json.hpp>
 
 #include "common/splitmix64.h"
+#include "sim/api_internal.h"
 
 namespace sb::sim {
+
+namespace detail {
+
+HttpError fail(ApiKind api, int status, std::string message) {
+  bool in_stream = api == ApiKind::tgi_stream && message.rfind("Input validation error", 0) == 0;
+  return HttpError{status, error_body(api, status, message), in_stream, message};
+}
+
+// Text of an OpenAI chat message "content": a string or an array of parts.
+std::optional<std::string> content_text(const nlohmann::json& c) {
+  if (c.is_string()) return c.get<std::string>();
+  if (c.is_null()) return std::string();
+  if (c.is_array()) {
+    std::string out;
+    for (const auto& part : c) {
+      if (!part.is_object()) return std::nullopt;
+      auto t = part.find("text");
+      if (t != part.end() && t->is_string()) out += t->get<std::string>();
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+}  // namespace detail
+
 namespace {
 
+using detail::BodyParse;
+using detail::content_text;
+using detail::fail;
 using nlohmann::json;
 
 uint64_t hash_text(std::string_view s) {  // FNV-1a
@@ -30,27 +60,6 @@ constexpr std::array<std::string_view, 64> kVocab = {
 
 std::string quote(std::string_view s) {
   return json(std::string(s)).dump();
-}
-
-HttpError fail(ApiKind api, int status, std::string message) {
-  bool in_stream = api == ApiKind::tgi_stream && message.rfind("Input validation error", 0) == 0;
-  return HttpError{status, error_body(api, status, message), in_stream, message};
-}
-
-// Text of an OpenAI chat message "content": a string or an array of parts.
-std::optional<std::string> content_text(const json& c) {
-  if (c.is_string()) return c.get<std::string>();
-  if (c.is_null()) return std::string();
-  if (c.is_array()) {
-    std::string out;
-    for (const auto& part : c) {
-      if (!part.is_object()) return std::nullopt;
-      auto t = part.find("text");
-      if (t != part.end() && t->is_string()) out += t->get<std::string>();
-    }
-    return out;
-  }
-  return std::nullopt;
 }
 
 int64_t eos_length(uint64_t text_seed, int64_t max_new, double p) {
@@ -78,6 +87,10 @@ std::string_view to_string(ApiKind a) {
       return "chat";
     case ApiKind::llamacpp:
       return "llamacpp_completion";
+    case ApiKind::responses:
+      return "responses";
+    case ApiKind::anthropic:
+      return "anthropic_messages";
   }
   return "?";
 }
@@ -124,6 +137,8 @@ std::string_view openai_error_type(int status) {
 }  // namespace
 
 std::string error_body(ApiKind api, int status, std::string_view message) {
+  if (api == ApiKind::responses || api == ApiKind::anthropic)
+    return detail::events_error_body(api, status, message);
   if (api == ApiKind::llamacpp)  // tools/server/utils.hpp format_error_response
     return fmt::format(R"({{"error":{{"code":{},"message":{},"type":"{}"}}}})", status,
                        quote(message),
@@ -135,6 +150,11 @@ std::string error_body(ApiKind api, int status, std::string_view message) {
                        tgi_error_type(status));
   return fmt::format(R"({{"object":"error","message":{},"type":"{}","param":null,"code":{}}})",
                      quote(message), openai_error_type(status), status);
+}
+
+int unadmitted_status(ApiKind api, bool queue_full) {
+  if (api == ApiKind::anthropic) return 529;
+  return queue_full ? 429 : 503;
 }
 
 int64_t count_text_tokens(std::string_view text, int chars_per_token) {
@@ -152,17 +172,6 @@ Token token_at(uint64_t text_seed, int64_t index) {
 }
 
 namespace {
-
-// One generation request body being parsed: the request so far, and what the shared
-// tail of parse_generate needs. Each step returns the first error, in the order the
-// real servers check.
-struct BodyParse {
-  ApiKind api;
-  const SimConfig& cfg;
-  GenRequest r;
-  std::string prompt_hash_src;     // the prompt's text (or token ids): seeds the output words
-  std::optional<int64_t> max_new;  // the body's token limit, then the API's default
-};
 
 // TGI "parameters": max_new_tokens (a positive u32), details, seed, ignore_eos.
 std::optional<HttpError> tgi_parameters(BodyParse& b, const json& p) {
@@ -387,9 +396,11 @@ std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view
                   "expected struct GenerateRequest");
     return fail(api, 400, "Input should be a valid dictionary or object to extract fields from");
   }
-  if (auto err = tgi                        ? parse_tgi(b, j)
-                 : api == ApiKind::llamacpp ? parse_llamacpp(b, j)
-                                            : parse_openai(b, j))
+  if (auto err = tgi                         ? parse_tgi(b, j)
+                 : api == ApiKind::llamacpp  ? parse_llamacpp(b, j)
+                 : api == ApiKind::responses ? detail::parse_responses(b, j)
+                 : api == ApiKind::anthropic ? detail::parse_anthropic(b, j)
+                                             : parse_openai(b, j))
     return *std::move(err);
   GenRequest& r = b.r;
   r.max_new_tokens = *b.max_new;
@@ -403,18 +414,22 @@ std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view
 
 Formatter::Formatter(const GenRequest& req, std::string id, int64_t created_unix_s)
     : req_(req), id_(std::move(id)), created_(created_unix_s), model_json_(quote(req.model)) {
-  // TGI's final event repeats the whole text: grown once, not per token (4 bytes a token).
-  if (is_tgi(req_.api) && req_.output_tokens > 0)
+  // TGI's and the Responses API's final events repeat the whole text: grown once, not per
+  // token (4 bytes a token).
+  if ((is_tgi(req_.api) || req_.api == ApiKind::responses) && req_.output_tokens > 0)
     text_.reserve(static_cast<size_t>(req_.output_tokens) * 4);
 }
 
 std::string_view Formatter::finish_reason() const {
   bool eos = req_.output_tokens < req_.max_new_tokens;
   if (is_tgi(req_.api)) return eos ? "eos_token" : "length";
+  if (req_.api == ApiKind::anthropic) return eos ? "end_turn" : "max_tokens";
+  if (req_.api == ApiKind::responses) return eos ? "completed" : "incomplete";  // the status
   return eos ? "stop" : "length";
 }
 
 std::string Formatter::stream_start() const {
+  if (req_.api == ApiKind::responses || req_.api == ApiKind::anthropic) return events_start();
   if (req_.api != ApiKind::chat) return {};
   return fmt::format(
       "data: {{\"id\":\"{}\",\"object\":\"chat.completion.chunk\",\"created\":{},\"model\":{},"
@@ -454,6 +469,10 @@ void Formatter::append_token_event(std::string& out, int64_t index, bool last) {
       fmt::format_to(to, "\"generated_text\":{},\"details\":{}}}\n\n", quote(text_), details);
       return;
     }
+    case ApiKind::responses:
+    case ApiKind::anthropic:
+      append_event_token(out, index, t);
+      return;
     case ApiKind::completions:
       fmt::format_to(
           to,
@@ -491,6 +510,7 @@ void Formatter::append_token_event(std::string& out, int64_t index, bool last) {
 
 std::string Formatter::stream_end() const {
   if (is_tgi(req_.api)) return {};
+  if (req_.api == ApiKind::responses || req_.api == ApiKind::anthropic) return events_end();
   if (req_.api == ApiKind::llamacpp) return "data: " + llamacpp_final("") + "\n\n";
   std::string out;
   if (req_.include_usage) {
@@ -542,6 +562,9 @@ std::string Formatter::full_response() const {
   switch (req_.api) {
     case ApiKind::llamacpp:
       return llamacpp_final(text);
+    case ApiKind::responses:
+    case ApiKind::anthropic:
+      return events_full_response(text);
     case ApiKind::tgi_generate:
     case ApiKind::tgi_stream: {
       if (!req_.details) return fmt::format("{{\"generated_text\":{}}}", quote(text));

@@ -5,7 +5,9 @@
 // optional usage chunk with "choices":[], then "data: [DONE]\n\n"). llama.cpp
 // (llama-server's native POST /completion, ggml-org/llama.cpp tools/server/server.cpp):
 // "data: {json}\n\n" per token with "content" and "stop": false, a last event with
-// "stop": true, tokens_predicted, tokens_evaluated and "timings", no [DONE].
+// "stop": true, tokens_predicted, tokens_evaluated and "timings", no [DONE]. OpenAI
+// Responses (POST /v1/responses) and Anthropic Messages (POST /v1/messages): named SSE
+// events ("event: TYPE\ndata: {\"type\":TYPE,...}\n\n"), sim/api_events.cc.
 //
 // Token rules (docs/simulator.md): prompt tokens = ceil(UTF-8 bytes / chars_per_token)
 // of the prompt (chat: the sum over messages of their text, plus
@@ -22,8 +24,9 @@
 
 namespace sb::sim {
 
-enum class ApiKind { tgi_generate, tgi_stream, completions, chat, llamacpp };
-// "tgi_generate", "tgi_generate_stream", "completions", "chat", "llamacpp_completion"
+enum class ApiKind { tgi_generate, tgi_stream, completions, chat, llamacpp, responses, anthropic };
+// "tgi_generate", "tgi_generate_stream", "completions", "chat", "llamacpp_completion",
+// "responses", "anthropic_messages"
 std::string_view to_string(ApiKind a);
 inline bool is_tgi(ApiKind a) {
   return a == ApiKind::tgi_generate || a == ApiKind::tgi_stream;
@@ -55,13 +58,18 @@ struct HttpError {
 // Parses and validates a generation request body for `api` (stream decides
 // tgi_generate vs tgi_stream for TGI; OpenAI reads "stream" from the body).
 // Errors carry the status and body the real server sends (TGI 422 validation,
-// vLLM 400 BadRequestError).
+// vLLM 400 BadRequestError, OpenAI's and Anthropic's 400 invalid_request_error).
 std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view body,
                                                    const SimConfig& cfg);
 
 // Error body for `status` in the API's shape: TGI {"error":..,"error_type":..};
-// OpenAI {"object":"error","message":..,"type":..,"param":null,"code":status}.
+// OpenAI {"object":"error","message":..,"type":..,"param":null,"code":status};
+// Responses {"error":{"message","type","param","code"}};
+// Anthropic {"type":"error","error":{"type":..,"message":..}}.
 std::string error_body(ApiKind api, int status, std::string_view message);
+// The status a request the engine would not admit gets: Anthropic 529 (overloaded_error)
+// either way; the others 429 when the queue is full (`queue_full`), else 503.
+int unadmitted_status(ApiKind api, bool queue_full);
 std::string_view tgi_error_type(int status);  // overloaded / validation / generation / ...
 
 int64_t count_text_tokens(std::string_view text, int chars_per_token);
@@ -83,12 +91,14 @@ struct LlamaTimings {
 };
 
 // Builds one request's response bytes. finish reasons: TGI "length" / "eos_token";
-// OpenAI "length" / "stop".
+// OpenAI "length" / "stop"; Anthropic "max_tokens" / "end_turn"; Responses the status,
+// "incomplete" / "completed".
 class Formatter {
  public:
   Formatter(const GenRequest& req, std::string id, int64_t created_unix_s);
 
-  // Streaming. stream_start: the chat role-only chunk (empty for others).
+  // Streaming. stream_start: the chat role-only chunk; the Responses and Anthropic events
+  // before the first text (empty for others).
   std::string stream_start() const;
   // The event carrying token `index` (1-based); `last` adds TGI's generated_text and
   // details, or OpenAI's finish_reason.
@@ -96,7 +106,8 @@ class Formatter {
   // The same, appended to `out` (no allocation once `out` has grown: the server's path).
   void append_token_event(std::string& out, int64_t index, bool last);
   // After the last token: OpenAI usage chunk (if asked) + [DONE]; TGI: nothing;
-  // llama.cpp: the "stop": true event with the timings set by set_timings.
+  // llama.cpp: the "stop": true event with the timings set by set_timings; Responses and
+  // Anthropic: their closing events, the counts in response.completed / message_delta.
   std::string stream_end() const;
   // llama.cpp: the timings its last event (or whole body) reports.
   void set_timings(const LlamaTimings& t) { timings_ = t; }
@@ -112,11 +123,19 @@ class Formatter {
   std::string llamacpp_final(std::string_view content) const;
 
  private:
+  // sim/api_events.cc: the Responses and Anthropic events and bodies.
+  std::string events_start() const;
+  void append_event_token(std::string& out, int64_t index, Token t);
+  std::string events_end() const;
+  std::string events_full_response(std::string_view text) const;
+  std::string responses_object(std::string_view status, std::string_view text) const;
+  std::string item_id() const;  // "msg_<the response id's hex>"
+
   GenRequest req_;
   std::string id_;
   int64_t created_;
   std::string model_json_;  // JSON-escaped model name with quotes
-  std::string text_;        // TGI: accumulated output text for the final event
+  std::string text_;        // TGI, Responses: accumulated output text for the final event
   LlamaTimings timings_;
 };
 

@@ -110,7 +110,8 @@ awaitable<bool> reject_invalid(Exchange& x, const HttpError& e) {
 }
 
 // A request the engine would not admit: TGI 429 "Model is overloaded" (in-stream on
-// /generate_stream); OpenAI 429 when the queue is full, else 503 (no KV-cache room).
+// /generate_stream); OpenAI 429 when the queue is full, else 503 (no KV-cache room);
+// Anthropic 529 overloaded_error either way.
 awaitable<bool> reject_unadmitted(Exchange& x, bool stream, Admission verdict) {
   const bool queue_full = verdict == Admission::queue_full;
   std::string error = queue_full ? "queue_full" : "overloaded";
@@ -125,9 +126,11 @@ awaitable<bool> reject_unadmitted(Exchange& x, bool stream, Admission verdict) {
     }
     co_return co_await reject(x, 429, "Model is overloaded", error);
   }
+  const int status = unadmitted_status(x.api, queue_full);
+  if (status == 529) co_return co_await reject(x, status, "Overloaded", error);
   if (queue_full)
-    co_return co_await reject(x, 429, "The server is busy: the request queue is full", error);
-  co_return co_await reject(x, 503, "The server is out of KV-cache capacity for this request",
+    co_return co_await reject(x, status, "The server is busy: the request queue is full", error);
+  co_return co_await reject(x, status, "The server is out of KV-cache capacity for this request",
                             error);
 }
 
@@ -171,12 +174,15 @@ void roll_dice(FaultDice* dice, int64_t output_tokens, Faults& f, TraceRecord& t
   tr.fault += tr.fault.empty() ? "rate" : ",rate";
 }
 
-// "chatcmpl-…" / "cmpl-…": the sim's seed and the request's number, 16 hex digits each
-// (TGI responses carry no id).
+// "chatcmpl-…" / "cmpl-…" / "resp_…" / "msg_…": the sim's seed and the request's number,
+// 16 hex digits each (TGI responses carry no id).
 std::string response_id(ApiKind api, uint64_t sim_seed, uint64_t seq) {
   if (is_tgi(api)) return {};
-  return fmt::format("{}{:016x}{:016x}", api == ApiKind::chat ? "chatcmpl-" : "cmpl-", sim_seed,
-                     seq);
+  const std::string_view prefix = api == ApiKind::chat        ? "chatcmpl-"
+                                  : api == ApiKind::responses ? "resp_"
+                                  : api == ApiKind::anthropic ? "msg_"
+                                                              : "cmpl-";
+  return fmt::format("{}{:016x}{:016x}", prefix, sim_seed, seq);
 }
 
 // One admitted request's response in progress.
@@ -346,6 +352,10 @@ awaitable<bool> respond(Generation& gen) {
 awaitable<bool> serve_generate(const GenerateContext& ctx, tcp::socket& sock, const Request& req,
                                ApiKind api) {
   Exchange x{ctx, sock, begin_trace(ctx, req, api), api, req.keep_alive()};
+  // Anthropic's API refuses a request that names no API version (docs.anthropic.com,
+  // Versions): so does the simulator, which shows that a client sends it.
+  if (api == ApiKind::anthropic && req.find("anthropic-version") == req.end())
+    co_return co_await reject(x, 400, "anthropic-version: header is required", "validation");
   Faults f;
   if (auto it = req.find("x-sim-fault"); it != req.end()) {
     x.tr.fault = std::string(it->value());

@@ -1,6 +1,7 @@
 #pragma once
 // One generation request on the simulator (/generate, /generate_stream, /v1/completions,
-// /v1/chat/completions), from the request to its TraceRecord: the x-sim-fault header and
+// /v1/chat/completions, /completion, /v1/responses, /v1/messages), from the request to its
+// TraceRecord: the x-sim-fault header and
 // the body are validated, the fault dice rolled, the request submitted to the Engine,
 // and the response written token by token as the Engine's events arrive.
 #include <atomic>

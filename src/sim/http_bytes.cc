@@ -13,9 +13,12 @@ std::string http_response(int status, std::string_view content_type, std::string
                           bool keep_alive, std::string_view extra_headers) {
   std::string ct =
       content_type.empty() ? std::string() : fmt::format("content-type: {}\r\n", content_type);
-  return fmt::format("HTTP/1.1 {} {}\r\n{}content-length: {}\r\n{}{}\r\n{}", status,
-                     http::obsolete_reason(static_cast<http::status>(status)), ct, body.size(),
-                     extra_headers, keep_alive ? "" : "connection: close\r\n", body);
+  // 529 (Anthropic's overloaded) is not a registered status: Beast has no phrase for it.
+  const auto phrase = http::obsolete_reason(static_cast<http::status>(status));
+  const std::string_view reason = status == 529 ? std::string_view("Overloaded")
+                                                : std::string_view(phrase.data(), phrase.size());
+  return fmt::format("HTTP/1.1 {} {}\r\n{}content-length: {}\r\n{}{}\r\n{}", status, reason, ct,
+                     body.size(), extra_headers, keep_alive ? "" : "connection: close\r\n", body);
 }
 
 void append_chunk(std::string& out, std::string_view data) {

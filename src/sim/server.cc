@@ -39,8 +39,12 @@ Nanos seconds(double s) {
   return std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(s));
 }
 
-// The API whose error body a request to `target` gets (OpenAI under /v1, else TGI).
+// The API whose error body a request to `target` gets (Anthropic's on /v1/messages, the
+// Responses API's on /v1/responses, else OpenAI under /v1, else TGI).
 ApiKind error_api(std::string_view target) {
+  target = target.substr(0, target.find('?'));
+  if (target == "/v1/messages") return ApiKind::anthropic;
+  if (target == "/v1/responses") return ApiKind::responses;
   return target.substr(0, 3) == "/v1" ? ApiKind::completions : ApiKind::tgi_generate;
 }
 
@@ -173,14 +177,15 @@ awaitable<bool> Server::Impl::handle(tcp::socket& sock, const Request& req) {
   struct Route {
     std::string_view path;
     http::verb verb;
-    int kind;  // 0..4: ApiKind, 10 health, 11 info, 12 models, 13 metrics
+    int kind;  // 0..6: ApiKind, 10 health, 11 info, 12 models, 13 metrics
   };
   static constexpr Route kRoutes[] = {
       {"/generate", http::verb::post, 0},       {"/generate_stream", http::verb::post, 1},
       {"/v1/completions", http::verb::post, 2}, {"/v1/chat/completions", http::verb::post, 3},
       {"/health", http::verb::get, 10},         {"/info", http::verb::get, 11},
       {"/v1/models", http::verb::get, 12},      {"/metrics", http::verb::get, 13},
-      {"/completion", http::verb::post, 4},
+      {"/completion", http::verb::post, 4},     {"/v1/responses", http::verb::post, 5},
+      {"/v1/messages", http::verb::post, 6},
   };
   const bool openai_path = target.substr(0, 3) == "/v1";
   for (const Route& r : kRoutes) {
@@ -203,6 +208,10 @@ awaitable<bool> Server::Impl::handle(tcp::socket& sock, const Request& req) {
         co_return co_await generate(sock, req, ApiKind::chat);
       case 4:
         co_return co_await generate(sock, req, ApiKind::llamacpp);
+      case 5:
+        co_return co_await generate(sock, req, ApiKind::responses);
+      case 6:
+        co_return co_await generate(sock, req, ApiKind::anthropic);
       case 10:
         co_return co_await write_all(sock, http_response(200, "", "", keep)) && keep;
       case 11:

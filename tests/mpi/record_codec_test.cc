@@ -211,6 +211,18 @@ TEST(RecordCodec, RejectsTruncatedAndForeignBuffers) {
   EXPECT_TRUE(decode_records(encode_records({})).empty());
 }
 
+TEST(RecordCodec, RoundTripsEveryErrorClass) {
+  std::vector<metrics::RequestRecord> in;
+  for (size_t c = 0; c < kErrorClassNames.size(); ++c) {
+    in.push_back(sample(c));
+    in.back().error_class = static_cast<ErrorClass>(c);
+  }
+  const auto out = decode_records(encode_records(in));
+  ASSERT_EQ(out.size(), in.size());
+  for (size_t c = 0; c < in.size(); ++c) EXPECT_EQ(out[c].error_class, in[c].error_class) << c;
+  EXPECT_EQ(out.back().error_class, ErrorClass::abandoned);  // the newest class, last
+}
+
 TEST(RecordCodec, RejectsAnOutOfRangeErrorClass) {
   std::string bytes = encode_records({sample(1)});
   // magic (4) + count (8) + id (8) + warmup (1) + status (4), then the error class byte.

@@ -102,6 +102,23 @@ TEST(VirtualRun, OpenLoopSendsAtTheScheduleOffsets) {
   }
 }
 
+TEST(VirtualRun, OpenLoopFollowsTheRatePattern) {
+  auto c = base_config();
+  c.load.mode = engine::LoadMode::open;
+  c.load.request_rate = 50;
+  c.load.seed = 7;
+  c.load.rate_pattern = load::parse_rate_pattern("flash:at=0.1s,peak=4,decay=0.2s");
+  const auto r = run_virtual(c, {instant()}, {});
+  const auto offsets = load::make_schedule({.rate_per_s = 50,
+                                            .arrival = load::Arrival::poisson,
+                                            .seed = 7,
+                                            .pattern = c.load.rate_pattern},
+                                           20);
+  EXPECT_NE(offsets, load::make_schedule({50, load::Arrival::poisson, 1.0, 7}, 20));
+  ASSERT_EQ(r.records.size(), 20u);
+  for (size_t i = 0; i < 20; ++i) EXPECT_EQ(r.records[i].t_sched_ns, offsets[i].count());
+}
+
 TEST(VirtualRun, AnOpenLoopCapHoldsRequestsBackAndTheWaitIsQueueing) {
   auto c = base_config();
   c.load.mode = engine::LoadMode::open;
@@ -159,6 +176,16 @@ TEST(VirtualRun, GenericApiAndUnboundedClosedLoopAreUsageErrors) {
   auto d = base_config();
   d.load.num_requests = 0;
   EXPECT_THROW(run_virtual(d, {instant()}, {}), Error);
+  // Abandonment is a client timeout, not modelled: refused rather than reported as none.
+  auto e = base_config();
+  e.timeouts.abandon_after = std::chrono::seconds(1);
+  try {
+    run_virtual(e, {instant()}, {});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.code(), ExitCode::usage);
+    EXPECT_NE(std::string(err.what()).find("--abandon-after"), std::string::npos) << err.what();
+  }
 }
 
 TEST(VirtualRun, StopFlagEndsTheRunWithWhatFinished) {

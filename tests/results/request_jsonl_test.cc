@@ -229,6 +229,18 @@ TEST(RequestJsonl, InvalidUtf8ErrorIsReplacedNotLost) {
   EXPECT_EQ(parse_request_jsonl(line).error, "bad \xEF\xBF\xBD\xEF\xBF\xBD body");
 }
 
+TEST(RequestJsonl, EveryErrorClassRoundTripsByName) {
+  for (size_t c = 0; c < kErrorClassNames.size(); ++c) {
+    RequestRecord r = full_record();
+    r.error_class = static_cast<ErrorClass>(c);
+    std::string line;
+    append_request_jsonl(line, r);
+    EXPECT_EQ(json::parse(line).at("error_class").get<std::string>(), kErrorClassNames[c]);
+    EXPECT_EQ(parse_request_jsonl(line).error_class, r.error_class) << kErrorClassNames[c];
+  }
+  EXPECT_EQ(error_class_from_string("abandoned"), ErrorClass::abandoned);
+}
+
 TEST(RequestJsonl, ParseErrors) {
   EXPECT_THROW(parse_request_jsonl("not json"), Error);
   EXPECT_THROW(parse_request_jsonl("[1,2]"), Error);

@@ -103,6 +103,15 @@ TEST(RedactText, BearerTokens) {
   EXPECT_EQ(sb::redact_text("bearer xyz"), "bearer ***");
 }
 
+TEST(RedactText, AnthropicKeyHeader) {
+  // --api anthropic sends the key as x-api-key, not as a bearer token.
+  EXPECT_EQ(sb::redact_text("sent x-api-key: sk-ant-api03-abc, got 401"),
+            "sent x-api-key: ***, got 401");
+  EXPECT_EQ(sb::redact_text("X-Api-Key:sk-ant-1"), "X-Api-Key:***");
+  EXPECT_EQ(sb::redact_text(sb::redact_text("x-api-key: k1 and x-api-key: k2")),
+            "x-api-key: *** and x-api-key: ***");
+}
+
 TEST(RedactText, OrdinaryTextUnchanged) {
   for (const char* t : {"--concurrency 0: must be at least 1", "tokens/s: 12.5 in, 3 out", "a?b",
                         "x&y=1", "http://127.0.0.1:8000/v1/completions", ""})
