@@ -1,5 +1,6 @@
 #include "telemetry/host_stats.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -39,6 +40,9 @@ std::optional<ProcTimes> read_proc(pid_t pid, const TimeSource& clock) {
   }
   if (!cpu) return std::nullopt;
   t.cpu_s = *cpu;
+  // This process: the kernel's own runtime in ns, not /proc's clock ticks (10 ms).
+  if (timespec ts{}; pid == 0 && clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0)
+    t.cpu_s = static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
   std::ifstream statm(base + "/statm");
   double size = 0, resident = 0;
   if (statm >> size >> resident)
@@ -49,6 +53,17 @@ std::optional<ProcTimes> read_proc(pid_t pid, const TimeSource& clock) {
 double cpu_percent(const ProcTimes& a, const ProcTimes& b) {
   const double wall = to_s(b.at - a.at);
   return wall > 0 ? (b.cpu_s - a.cpu_s) / wall * 100.0 : 0.0;
+}
+
+std::optional<double> CpuWindow::add(const ProcTimes& now) {
+  if (!start_) {
+    start_ = now;
+    return std::nullopt;
+  }
+  if (to_s(now.at - start_->at) < min_window_s_) return std::nullopt;
+  const double pct = cpu_percent(*start_, now);
+  start_ = now;
+  return pct;
 }
 
 }  // namespace sb::telemetry

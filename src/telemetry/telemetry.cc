@@ -1,5 +1,6 @@
 #include "telemetry/telemetry.h"
 
+#include <algorithm>
 #include <optional>
 
 #include <fmt/format.h>
@@ -104,34 +105,37 @@ void Telemetry::start(TimePoint run_start) {
   if (config_.host || config_.server_pid > 0) start_host();
 }
 
-// The host sampler: this process's and --server-pid's CPU% (over the interval since the
-// previous reading, on the samplers' clock) and RSS.
+// The host sampler: this process's and --server-pid's CPU% (over windows of at least
+// min(100 ms, half the interval) on the samplers' clock) and RSS.
 void Telemetry::start_host() {
   host_counts_.kind = "host";
   const TimeSource* clock = &time_source_or_steady(config_.time_source);
-  auto self_prev = std::make_shared<std::optional<ProcTimes>>(read_proc(0, *clock));
-  auto server_prev = std::make_shared<std::optional<ProcTimes>>();
-  if (config_.server_pid > 0) *server_prev = read_proc(config_.server_pid, *clock);
-  spawn([this, clock, self_prev, server_prev](int64_t t) {
-    auto sample = [&](pid_t pid, std::optional<ProcTimes>& prev, const char* who) {
-      auto now = read_proc(pid, *clock);
+  // Half an interval: every tick's window qualifies, the one microseconds after start() not.
+  const double min_window_s = std::min(0.1, to_s(config_.interval) / 2);
+  auto self_cpu = std::make_shared<CpuWindow>(min_window_s);
+  auto server_cpu = std::make_shared<CpuWindow>(min_window_s);
+  if (const auto t = read_proc(0, *clock)) self_cpu->add(*t);
+  if (config_.server_pid > 0)
+    if (const auto t = read_proc(config_.server_pid, *clock)) server_cpu->add(*t);
+  spawn([this, clock, self_cpu, server_cpu](int64_t t) {
+    auto sample = [&](pid_t pid, CpuWindow& cpu, const char* who) {
+      const auto now = read_proc(pid, *clock);
       if (!now) {
         ++host_counts_.failed;
         host_counts_.last_error = fmt::format("cannot read /proc/{}", pid);
         return;
       }
       ++host_counts_.ok;
-      if (prev && now->at > prev->at)
+      if (const auto pct = cpu.add(*now))
         store_.add(
             {"host", "cpu_pct", {{"process", who}}, fmt::format("{} CPU", who), "%", "gauge"}, t,
-            cpu_percent(*prev, *now));
+            *pct);
       store_.add(
           {"host", "rss_bytes", {{"process", who}}, fmt::format("{} RSS", who), "bytes", "gauge"},
           t, now->rss_bytes);
-      prev = now;
     };
-    if (config_.host) sample(0, *self_prev, "client");
-    if (config_.server_pid > 0) sample(config_.server_pid, *server_prev, "server");
+    if (config_.host) sample(0, *self_cpu, "client");
+    if (config_.server_pid > 0) sample(config_.server_pid, *server_cpu, "server");
   });
 }
 
