@@ -1,8 +1,9 @@
 // `servebench predict` against the live simulator it models: the same command, seed and
 // workload run live (time-scaled, real sockets) and predicted (virtual time) must agree on
 // TTFT, TPOT and e2e percentiles and on throughput within 3% at concurrency 1 to 64 (live
-// times divided by the time scale are model time), closed and open loop, with and without
-// the serial lock. The table is printed either way.
+// times divided by the time scale are model time; a p99 also gets one scheduling delay of
+// the machine, below), closed and open loop, with and without the serial lock. The table is
+// printed either way.
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -45,8 +46,8 @@ TEST(PredictAgreement, MatchesTheLiveSimulatorWithin3PercentFromConcurrency1To64
   const fs::path out =
       fs::temp_directory_path() / ("sb_predict_agree_" + std::to_string(::getpid()));
   fs::remove_all(out);
-  fmt::print("{:<8} {:<22} {:<10} {:>12} {:>12} {:>8}\n", "preset", "load", "metric",
-             "live (model)", "predicted", "error");
+  fmt::print("{:<8} {:<22} {:<12} {:>12} {:>12} {:>8} {:>7}\n", "preset", "load", "metric",
+             "live (model)", "predicted", "error", "bound");
   const std::vector<Level> levels = {
       // At one stream the p99 of 10 is their maximum, and the live run's first request pays
       // the cold start (first connection, first page faults: measured +0.1 to +1.3 ms wall,
@@ -80,22 +81,35 @@ TEST(PredictAgreement, MatchesTheLiveSimulatorWithin3PercentFromConcurrency1To64
     const auto ps = read_summary(pred);
     EXPECT_EQ(ps["config"]["predicted"], true);
     EXPECT_EQ(ps["run"]["requests"]["ok"], l.requests);
-    auto check = [&](const std::string& name, double live_model, double predicted) {
+    // A live p99 of a few dozen requests is their slowest one or two, so it also carries the
+    // machine's worst scheduling delay, which the model has no part in (measured at one
+    // stream with two builds beside it: one TTFT 3.5 ms late, 6% of the p99). The p99 bounds
+    // add one such delay, kJitterMs wall x slack() (load-scaled), in model time: whole to
+    // TTFT and e2e, 1/49th to TPOT (a mean over a request's 49 intervals).
+    constexpr double kJitterMs = 1.0;
+    const double jitter_model_ms = kJitterMs * testing::slack() / l.time_scale;
+    auto check = [&](const std::string& name, double live_model, double predicted,
+                     double jitter_ms) {
       const double err = (predicted - live_model) / live_model;
-      fmt::print("{:<8} {:<22} {:<10} {:>12.2f} {:>12.2f} {:>+7.2f}%\n", l.preset, l.load, name,
-                 live_model, predicted, 100 * err);
-      EXPECT_LE(std::abs(err), 0.03) << name << " of " << l.preset << " at " << l.load;
+      const double bound = 0.03 + jitter_ms / live_model;
+      fmt::print("{:<8} {:<22} {:<12} {:>12.2f} {:>12.2f} {:>+7.2f}% {:>6.2f}%\n", l.preset, l.load,
+                 name, live_model, predicted, 100 * err, 100 * bound);
+      EXPECT_LE(std::abs(err), bound) << name << " of " << l.preset << " at " << l.load;
     };
     for (const char* m : {"ttft_ms", "tpot_ms", "e2e_ms"})
-      for (const char* q : {"p50", "p99"})
+      for (const char* q : {"p50", "p99"}) {
+        const double jitter = std::string(q) == "p50"       ? 0.0
+                              : std::string(m) == "tpot_ms" ? jitter_model_ms / 49
+                                                            : jitter_model_ms;
         check(fmt::format("{}.{}", m, q), ls["metrics"][m][q].get<double>() / l.time_scale,
-              ps["metrics"][m][q].get<double>());
+              ps["metrics"][m][q].get<double>(), jitter);
+      }
     if (l.rate > 0) {  // the same seeded schedule, in model time
       EXPECT_NEAR(ls["load"]["achieved_rate"].get<double>() * l.time_scale,
                   ps["load"]["achieved_rate"].get<double>(), 0.03 * l.rate);
     }
     check("tokens/s", ls["throughput"]["output_tokens_per_s"].get<double>() * l.time_scale,
-          ps["throughput"]["output_tokens_per_s"].get<double>());
+          ps["throughput"]["output_tokens_per_s"].get<double>(), 0.0);
   }
   fs::remove_all(out);
 }
