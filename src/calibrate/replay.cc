@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "metrics/distribution.h"
 #include "net/url.h"
+#include "protocol/adapter.h"
 #include "results/request_log_read.h"
 
 namespace sb::calibrate {
@@ -139,9 +140,8 @@ MeasuredRun read_measured_run(const std::string& dir) {
   const auto parsed = protocol::api_from_string(api);
   if (!parsed || *parsed == protocol::Api::generic)
     throw usage_error(
-        fmt::format("calibrate: {}: api '{}' cannot be replayed (use runs of --api tgi, openai or "
-                    "openai-chat)",
-                    dir, api));
+        fmt::format("calibrate: {}: api '{}' cannot be replayed (use runs of --api {})", dir, api,
+                    protocol::api_choices(false)));
   e.adapter.api = *parsed;
   e.adapter.stream = value_or<bool>(config, "stream", true);
   e.adapter.model = value_or<std::string>(config, "model", "");

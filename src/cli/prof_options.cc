@@ -8,10 +8,12 @@
 
 #include <fmt/format.h>
 
+#include "cli/trace_flags.h"
 #include "common/error.h"
 #include "common/header_check.h"
 #include "common/redact.h"
 #include "common/units.h"
+#include "protocol/adapter.h"
 
 namespace sb::cli {
 
@@ -104,6 +106,19 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
   app.add_option(
       "--tokenizer", f.tokenizer,
       "tokenizer.model (SentencePiece) or tokenizer.json (byte-level BPE): exact token counts");
+  app.add_option("--trace", f.trace,
+                 "Replay a production trace: its arrival times, lengths and shared prefixes");
+  app.add_option("--trace-format", f.trace_format,
+                 "--trace's format: mooncake | burstgpt | azure | jsonl");
+  app.add_option("--trace-speedup", f.trace_speedup,
+                 "Replay the trace this many times faster (0.5: at half speed)")
+      ->capture_default_str();
+  app.add_option("--trace-window", f.trace_window,
+                 "Replay only START:END of the trace, in its seconds from its first entry "
+                 "(e.g. 600:1200, 600:, :60)");
+  app.add_option("--trace-block-tokens", f.trace_block_tokens,
+                 "Prompt tokens one trace hash id stands for (Mooncake: 512)")
+      ->capture_default_str();
   // Metrics and results.
   app.add_option("--goodput", f.goodput,
                  "SLO for goodput: ttft:MS, tpot:MS or e2e:MS (repeatable)");
@@ -143,6 +158,9 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
                  "Embedded simulator: multiply simulated times");
   app.add_option("--sim-seed", f.sim_seed,
                  "Embedded simulator: seed of its output text (a different 'model'; default 42)");
+  app.add_option("--sim-reasoning-length", f.sim_reasoning_length,
+                 "Embedded simulator: the first N tokens of each reply are reasoning (a reasoning "
+                 "model; --api openai-chat, openai-responses or anthropic)");
   app.add_flag("--save-outputs", f.save_outputs,
                "Write each response's text to requests.jsonl (\"output\"; for `servebench agree`)");
   app.add_option("--quality-tokenize", f.quality_tokenize,
@@ -266,6 +284,24 @@ plan::SimTarget sim_target_of(const ProfFlags& f) {
   return plan::catalog_target(ch);
 }
 
+// --sim-reasoning-length: only with the embedded simulator, on an API that has a reasoning
+// field (the simulator streams every token as text on TGI, completions and llama.cpp).
+int64_t sim_reasoning_length_of(const ProfFlags& f, protocol::Api api) {
+  if (f.sim_reasoning_length == 0) return 0;
+  if (f.sim_reasoning_length < 0)
+    throw usage_error("--sim-reasoning-length: a number of tokens >= 0 (0: no reasoning)");
+  if (f.sim.empty() && f.sim_gpu.empty() && f.sim_model.empty() && f.sim_engine.empty() &&
+      f.sim_dtype.empty() && !f.sim_tp)
+    throw usage_error("--sim-reasoning-length needs the embedded simulator (--sim tgi, ...)");
+  if (api != protocol::Api::openai_chat && api != protocol::Api::openai_responses &&
+      api != protocol::Api::anthropic)
+    throw usage_error(fmt::format(
+        "--sim-reasoning-length: --api {} has no reasoning field; use --api openai-chat, "
+        "openai-responses or anthropic",
+        protocol::to_string(api)));
+  return f.sim_reasoning_length;
+}
+
 }  // namespace
 
 ProfConfig to_prof_config(const ProfFlags& f) {
@@ -300,11 +336,9 @@ ProfConfig to_prof_config(const ProfFlags& f) {
 
   const auto api = protocol::api_from_string(f.api);
   if (!api)
-    throw usage_error(
-        fmt::format("--api '{}': expected tgi, openai, openai-chat, generic, llamacpp, "
-                    "openai-responses or anthropic",
-                    f.api));
+    throw usage_error(fmt::format("--api '{}': expected {}", f.api, protocol::api_choices()));
   e.adapter.api = *api;
+  pc.run.sim.reasoning_length = sim_reasoning_length_of(f, *api);
   e.adapter.stream = !f.no_stream;
   e.adapter.model = f.model;
   e.adapter.ignore_eos = f.ignore_eos;
@@ -346,6 +380,7 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   e.workers = f.workers;
 
   auto& l = e.load;
+  check_trace_flags(f);
   if (!f.request_rate.empty() && !f.concurrency.empty())
     throw usage_error(
         "--concurrency (closed loop) and --request-rate (open loop) exclude each "
@@ -383,6 +418,7 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   e.workload.shared_prefix = f.shared_prefix;
   e.workload.tokenizer = f.tokenizer;
   e.workload.seed = f.seed;
+  apply_trace_flags(f, e);  // --trace: the trace's schedule, lengths and prompts
 
   pc.run.slo = metrics::parse_goodput_flags(f.goodput);
   pc.output_dir = f.output_dir;

@@ -47,6 +47,11 @@ struct ProfFlags {
       dataset_format = "auto", input_dist, output_dist, shared_prefix,
       tokenizer;  // workload issue 4 (src/workload, src/tokenizer; docs/workloads.md)
   bool strict = false;
+  // Trace replay (workload/trace.h; docs/workloads.md): --trace FILE --trace-format F,
+  // --trace-speedup X, --trace-window START:END, --trace-block-tokens B.
+  std::string trace, trace_format, trace_window;
+  double trace_speedup = 1.0;
+  int64_t trace_block_tokens = 512;
   std::string output_dir, max_response_bytes = "64M", max_event_bytes = "1M";
   bool overwrite = false;
   double max_error_rate = -1;
@@ -58,6 +63,7 @@ struct ProfFlags {
   std::optional<int> sim_tp;
   double sim_time_scale = 1.0;
   std::optional<uint64_t> sim_seed;
+  int64_t sim_reasoning_length = 0;  // --sim-reasoning-length: reasoning tokens per reply
   bool save_outputs = false;
   std::string quality_tokenize = "auto";
   bool quiet = false, no_progress = false;

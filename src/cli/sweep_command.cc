@@ -41,6 +41,10 @@ std::vector<std::string> split_commas(const std::string& s) {
 }
 
 int run_sweep(const SweepFlags& f, plan::RunExecutor& exec) {
+  if (!f.prof.trace.empty())
+    throw usage_error(
+        "--trace replays a trace at its own times, one run: use `servebench prof --trace` "
+        "(or `predict prof`), not sweep");
   const bool rate = !f.prof.request_rate.empty();
   const bool rate_search = !f.rate_search.empty();
   plan::Stage stage;

@@ -3,6 +3,7 @@
 // validated once (validate()), passed by const& to everything below.
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +43,10 @@ struct LoadConfig {
   double burstiness = 1.0;         // gamma shape (1 = Poisson)
   load::RatePattern rate_pattern;  // open loop: the rate's shape over time (--rate-pattern)
   int64_t max_concurrency = 0;     // open loop cap (0 = none); waiting counts as queueing
+  // Trace replay (--trace, workload/trace.h): the measured phase's send offsets since its
+  // start, given instead of drawn (mode open; request_rate is then the trace's mean rate, used
+  // for sizing and reported as the target). Null: drawn from the arrival process.
+  std::shared_ptr<const std::vector<Nanos>> trace_offsets;
   int64_t num_requests = 0;        // measured requests (0 = bounded by duration only)
   Nanos duration = Nanos::zero();  // stop issuing after this (0 = bounded by count only)
   int64_t warmup = 0;              // requests sent first and not measured

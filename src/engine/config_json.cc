@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/redact.h"
+#include "workload/trace.h"
 
 namespace sb::engine {
 
@@ -70,6 +71,14 @@ nlohmann::json config_to_json(const EngineConfig& c) {
         {"strict", c.workload.strict},
         {"shared_prefix", c.workload.shared_prefix},
         {"tokenizer", c.workload.tokenizer},
+        // --trace: what summary.json `trace` reports on (null without a trace).
+        {"trace", c.workload.trace
+                      ? json{{"file", c.workload.trace->spec.path},
+                             {"format", workload::to_string(c.workload.trace->spec.format)},
+                             {"speedup", c.workload.trace->spec.speedup},
+                             {"window", workload::to_string(c.workload.trace->spec.window)},
+                             {"block_tokens", c.workload.trace->spec.block_tokens}}
+                      : json(nullptr)},
         // How input_tokens and (unless the server reports usage) output_tokens are counted.
         {"token_counts", c.workload.tokenizer.empty() ? "estimate" : "tokenizer"}}},
       {"workers", c.workers},
@@ -123,6 +132,20 @@ metrics::RunInfo run_info(const EngineConfig& config, const RunResult& result,
   info.slo = slo;
   if (config.timeouts.abandon_after > Nanos::zero())
     info.abandon_after_s = to_s(config.timeouts.abandon_after);
+  if (const auto& t = config.workload.trace) {
+    metrics::TraceInfo& ti = info.trace.emplace();
+    ti.file = t->spec.path;
+    ti.format = workload::to_string(t->spec.format);
+    ti.entries = static_cast<int64_t>(t->entries.size());
+    ti.lines = t->lines;
+    ti.skipped = t->skipped;
+    ti.out_of_order = t->out_of_order;
+    ti.outside_window = t->outside_window;
+    ti.window_start_s = t->window_start_s;
+    ti.window_end_s = t->window_end_s;
+    ti.speedup = t->spec.speedup;
+    ti.span_s = t->span_s;
+  }
   info.bucket_interval_ms = to_ms(config.bucket_interval);
   info.client_loop =
       metrics::ClientLoopInfo{result.workers, result.loop_lag.ticks, result.loop_lag.late_ticks,

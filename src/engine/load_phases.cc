@@ -29,6 +29,12 @@ load::ScheduleConfig schedule_config(const LoadConfig& l) {
 
 std::vector<Nanos> measured_schedule(const LoadConfig& l) {
   if (l.mode != LoadMode::open) return {};
+  if (l.trace_offsets) {
+    const std::vector<Nanos>& t = *l.trace_offsets;
+    const size_t n =
+        l.num_requests > 0 ? std::min(t.size(), static_cast<size_t>(l.num_requests)) : t.size();
+    return {t.begin(), t.begin() + static_cast<std::ptrdiff_t>(n)};
+  }
   const load::ScheduleConfig c = schedule_config(l);
   const size_t n = l.num_requests > 0
                        ? static_cast<size_t>(l.num_requests)

@@ -24,10 +24,11 @@ int64_t warmup_slots(const LoadConfig& load);
 // The open loop's schedule settings (rate, arrival process, burstiness, seed, rate pattern).
 load::ScheduleConfig schedule_config(const LoadConfig& load);
 
-// The measured phase's open-loop send offsets from its start (seeded): num_requests of them,
-// or enough for the expected count over the duration (rate x duration, or with a rate
-// pattern rate x its integrated multiplier) when bounded by duration only. Empty for a closed
-// loop.
+// The measured phase's open-loop send offsets from its start: a replayed trace's
+// (load.trace_offsets; the first num_requests of them when that is set), else seeded:
+// num_requests of them, or enough for the expected count over the duration (rate x duration,
+// or with a rate pattern rate x its integrated multiplier) when bounded by duration only.
+// Empty for a closed loop.
 std::vector<Nanos> measured_schedule(const LoadConfig& load);
 
 }  // namespace sb::engine

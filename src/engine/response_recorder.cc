@@ -21,7 +21,7 @@ void ResponseRecorder::begin(metrics::RequestRecord& record) {
   final_seen_ = false;
   last_text_ns_ = body_arrived_ns_ = metrics::kNoTime;
   content_chars_ = reasoning_chars_ = event_tokens_ = 0;
-  usage_tokens_ = -1;
+  usage_tokens_ = usage_reasoning_tokens_ = -1;
   usage_from_details_ = false;
 }
 
@@ -52,6 +52,7 @@ void ResponseRecorder::apply(const protocol::Decoded& d, int64_t now_ns) {
     usage_from_details_ = d.completion_tokens_from_details;
   }
   if (d.prompt_tokens) r.input_tokens = *d.prompt_tokens;
+  if (d.reasoning_tokens) usage_reasoning_tokens_ = *d.reasoning_tokens;
   if (d.server_timings) r.server.merge(*d.server_timings);
   if (d.final) final_seen_ = true;
   if (d.error != ErrorClass::ok) fail(d.error, d.error_message);
@@ -135,6 +136,19 @@ void ResponseRecorder::finish(int64_t now_ns, bool complete) {
   } else {
     r.output_tokens = 0;
     r.output_tokens_source = metrics::TokenSource::none;
+  }
+
+  // Reasoning tokens: a positive usage count first (OpenAI reports 0 for every non-reasoning
+  // request), else the estimate from the reasoning text; none when neither says it reasoned.
+  if (usage_reasoning_tokens_ > 0) {
+    r.reasoning_tokens = usage_reasoning_tokens_;
+    r.reasoning_tokens_source = metrics::TokenSource::usage;
+  } else if (reasoning_chars_ > 0) {
+    r.reasoning_tokens = workload::estimate_tokens_from_bytes(reasoning_chars_);
+    r.reasoning_tokens_source = metrics::TokenSource::estimate;
+  } else {
+    r.reasoning_tokens = -1;
+    r.reasoning_tokens_source = metrics::TokenSource::none;
   }
 }
 

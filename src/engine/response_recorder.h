@@ -62,6 +62,7 @@ class ResponseRecorder {
   uint64_t reasoning_chars_ = 0;
   uint64_t event_tokens_ = 0;
   int64_t usage_tokens_ = -1;
+  int64_t usage_reasoning_tokens_ = -1;  // the usage's reasoning count; -1: none reported
   bool usage_from_details_ = false;
 };
 

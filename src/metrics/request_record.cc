@@ -38,6 +38,11 @@ std::optional<double> RequestRecord::ttft_content_ms() const {
   return span_ms(t_send_ns, t_first_content_ns);
 }
 
+std::optional<double> RequestRecord::reasoning_ms() const {
+  if (reasoning_tokens < 0) return std::nullopt;
+  return span_ms(t_first_ns, t_first_content_ns);
+}
+
 std::optional<double> RequestRecord::e2e_ms() const {
   return span_ms(t_send_ns, t_last_ns);
 }

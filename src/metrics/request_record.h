@@ -53,6 +53,13 @@ struct RequestRecord {
   // A second, independent count (e.g. the estimate when usage was reported), -1 if none.
   int64_t output_tokens_alt = -1;
   TokenSource output_tokens_alt_source = TokenSource::none;
+  // Reasoning tokens of this request (docs/metrics.md), counted inside output_tokens as
+  // OpenAI's completion_tokens counts them: the server's usage (chat
+  // completion_tokens_details.reasoning_tokens, Responses output_tokens_details.reasoning_tokens)
+  // when it reported a positive count, else estimated from the reasoning text (bytes / 4);
+  // -1 (null) when the response had no reasoning. Source usage, estimate, or none with -1.
+  int64_t reasoning_tokens = -1;
+  TokenSource reasoning_tokens_source = TokenSource::none;
 
   // The generated content text (reasoning excluded), kept only when the run asks for it
   // (EngineConfig::keep_output_text: quality scoring, exact token counting, --save-outputs).
@@ -85,11 +92,16 @@ struct RequestRecord {
   // Derived metrics (docs/metrics.md), in milliseconds; nullopt when an instant they need is
   // kNoTime. They do not look at ok(): a failed request that streamed text still has a ttft;
   // the run summary decides which requests count.
-  std::optional<double> ttft_ms() const;           // t_first - t_send
-  std::optional<double> ttft_content_ms() const;   // t_first_content - t_send
+  std::optional<double> ttft_ms() const;          // t_first - t_send
+  std::optional<double> ttft_content_ms() const;  // t_first_content - t_send: TTFO
+  // TTFO - TTFT = t_first_content - t_first: the reasoning streamed before the first output
+  // text; nullopt unless the request reasoned (reasoning_tokens >= 0) and both instants exist.
+  std::optional<double> reasoning_ms() const;
   std::optional<double> e2e_ms() const;            // t_last - t_send; nullopt without a text event
   std::optional<double> scheduled_e2e_ms() const;  // t_last - t_sched
   // (e2e - ttft) / (output_tokens - 1); nullopt unless output_tokens > 1 and both are defined.
+  // On a reasoning request ttft is the first reasoning token and output_tokens counts the
+  // reasoning tokens: TPOT is the time per generated token, reasoning included.
   std::optional<double> tpot_ms() const;
   std::optional<double> dispatch_delay_ms() const;  // t_send - t_sched
   // e2e - server.total_ms: what the client and the network added; nullopt unless both exist.

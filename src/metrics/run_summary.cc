@@ -29,7 +29,8 @@ ErrorCounts count_errors(const Records& measured) {
 }
 
 MetricSet compute_metrics(const Records& measured) {
-  std::vector<double> ttft, ttft_content, tpot, itl, e2e, sched_e2e, delay, in_tok, out_tok;
+  std::vector<double> ttft, ttft_content, tpot, itl, e2e, sched_e2e, delay, in_tok, out_tok,
+      reason_tok, reason_ms;
   for (const RequestRecord* r : measured) {
     if (auto v = r->dispatch_delay_ms()) delay.push_back(*v);
     if (!r->ok()) continue;
@@ -41,6 +42,8 @@ MetricSet compute_metrics(const Records& measured) {
     itl.insert(itl.end(), r->itl_ms.begin(), r->itl_ms.end());
     in_tok.push_back(static_cast<double>(r->input_tokens));
     out_tok.push_back(static_cast<double>(r->output_tokens));
+    if (r->reasoning_tokens >= 0) reason_tok.push_back(static_cast<double>(r->reasoning_tokens));
+    if (auto v = r->reasoning_ms()) reason_ms.push_back(*v);
   }
   MetricSet m;
   m.ttft_ms = distribution_of(std::move(ttft));
@@ -52,6 +55,8 @@ MetricSet compute_metrics(const Records& measured) {
   m.dispatch_delay_ms = distribution_of(std::move(delay));
   m.input_tokens = distribution_of(std::move(in_tok));
   m.output_tokens = distribution_of(std::move(out_tok));
+  m.reasoning_tokens = distribution_of(std::move(reason_tok));
+  m.reasoning_ms = distribution_of(std::move(reason_ms));
   return m;
 }
 
@@ -172,6 +177,14 @@ RunSummary summarize_run(const std::vector<RequestRecord>& records, const RunInf
   }
 
   s.load = compute_load(measured, info);
+  if (info.trace) {
+    TraceReplay& t = s.trace.emplace();
+    t.info = *info.trace;
+    t.schedule_lag_ms = s.metrics.dispatch_delay_ms;
+    if (t.schedule_lag_ms.count > 0)
+      t.late_share =
+          static_cast<double>(s.load.late_sends) / static_cast<double>(t.schedule_lag_ms.count);
+  }
   s.token_sources = compute_token_sources(measured);
   s.quality = compute_quality(measured);
 

@@ -48,6 +48,29 @@
 
 namespace sb::metrics {
 
+// A replayed trace (--trace, workload/trace.h): what was replayed, as the caller read it.
+struct TraceInfo {
+  std::string file, format;  // the --trace path, mooncake | burstgpt | azure | jsonl
+  int64_t entries = 0;       // entries replayed (kept by the window)
+  int64_t lines = 0;         // data lines read (blank lines and a CSV header not counted)
+  int64_t skipped = 0;       // bad lines skipped
+  int64_t out_of_order = 0;  // lines earlier than the one before them (sorted)
+  int64_t outside_window = 0;
+  double window_start_s = 0;  // trace seconds since its first entry
+  std::optional<double> window_end_s;
+  double speedup = 1;
+  double span_s = 0;  // trace seconds from the window's start to its last entry
+};
+
+// TraceInfo with the schedule lag: how late the measured sends were against the trace, i.e.
+// the dispatch delay (t_send - t_sched, t_sched = the entry's offset / speedup) of every
+// measured request that was sent; late_share = those later than 1 ms (load.late_sends) / sent.
+struct TraceReplay {
+  TraceInfo info;
+  Distribution schedule_lag_ms;  // = metrics.dispatch_delay_ms
+  std::optional<double> late_share;
+};
+
 // What the caller knows about the run, beyond the records. Plain data, filled by the engine.
 struct RunInfo {
   std::string tool_name = "servebench";
@@ -66,6 +89,7 @@ struct RunInfo {
   nlohmann::json telemetry;               // summary.json `telemetry` (src/telemetry); null: none
   ClientLoopInfo client_loop;             // the engine's loop-lag probes (client_health.h)
   std::optional<double> abandon_after_s;  // --abandon-after; nullopt: users never give up
+  std::optional<TraceInfo> trace;         // --trace; nullopt: no trace replayed
 };
 
 struct RequestCounts {
@@ -78,6 +102,9 @@ struct RequestCounts {
 struct MetricSet {
   Distribution ttft_ms, ttft_content_ms, tpot_ms, itl_ms, e2e_ms, scheduled_e2e_ms,
       dispatch_delay_ms, input_tokens, output_tokens;
+  // Over the measured ok requests that reasoned (RequestRecord::reasoning_tokens >= 0):
+  // their reasoning_tokens, and their reasoning_ms (TTFO - TTFT). Empty when none reasoned.
+  Distribution reasoning_tokens, reasoning_ms;
 };
 
 struct Throughput {
@@ -138,6 +165,7 @@ struct RunSummary {
   LoadResult load;
   ErrorCounts errors;
   std::optional<Abandonment> abandonment;  // only when --abandon-after was given
+  std::optional<TraceReplay> trace;        // only when a trace was replayed (--trace)
   TokenSourceStats token_sources;
   // Corpus quality of the measured requests scored against a reference (ok ones with a
   // work-item reference; quality/request_quality.h); nullopt when none was scored.

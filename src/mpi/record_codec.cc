@@ -11,7 +11,7 @@
 namespace sb::mpi {
 namespace {
 
-constexpr uint32_t kMagic = 0x32524253;  // "SBR2" read as a little-endian u32
+constexpr uint32_t kMagic = 0x33524253;  // "SBR3" read as a little-endian u32
 
 template <class T>
 void put(std::string& out, T v) {
@@ -150,17 +150,18 @@ void get_server(Reader& in, ServerTimes& t) {
 void put_record(std::string& out, const metrics::RequestRecord& r) {
   const auto& [id, request_class, warmup, status, error_class, error, t_sched_ns, t_send_ns,
                t_first_ns, t_first_content_ns, t_last_ns, t_end_ns, input_tokens, output_tokens,
-               output_tokens_source, output_tokens_alt, output_tokens_alt_source, output_text,
-               quality, client, server, events, itl_ms] = r;
+               output_tokens_source, output_tokens_alt, output_tokens_alt_source, reasoning_tokens,
+               reasoning_tokens_source, output_text, quality, client, server, events, itl_ms] = r;
   put<uint64_t>(out, id);
   put<uint8_t>(out, warmup ? 1 : 0);
   put<int32_t>(out, status);
   put<uint8_t>(out, static_cast<uint8_t>(error_class));
   for (int64_t t : {t_sched_ns, t_send_ns, t_first_ns, t_first_content_ns, t_last_ns, t_end_ns,
-                    input_tokens, output_tokens, output_tokens_alt})
+                    input_tokens, output_tokens, output_tokens_alt, reasoning_tokens})
     put<int64_t>(out, t);
   put<uint8_t>(out, static_cast<uint8_t>(output_tokens_source));
   put<uint8_t>(out, static_cast<uint8_t>(output_tokens_alt_source));
+  put<uint8_t>(out, static_cast<uint8_t>(reasoning_tokens_source));
   put<uint32_t>(out, events);
   put_string(out, request_class);
   put_string(out, error);
@@ -177,17 +178,19 @@ void put_record(std::string& out, const metrics::RequestRecord& r) {
 void get_record(Reader& in, metrics::RequestRecord& r) {
   auto& [id, request_class, warmup, status, error_class, error, t_sched_ns, t_send_ns, t_first_ns,
          t_first_content_ns, t_last_ns, t_end_ns, input_tokens, output_tokens, output_tokens_source,
-         output_tokens_alt, output_tokens_alt_source, output_text, quality, client, server, events,
-         itl_ms] = r;
+         output_tokens_alt, output_tokens_alt_source, reasoning_tokens, reasoning_tokens_source,
+         output_text, quality, client, server, events, itl_ms] = r;
   id = in.get<uint64_t>();
   warmup = in.get<uint8_t>() != 0;
   status = in.get<int32_t>();
   error_class = in.get_enum<ErrorClass>(kErrorClassNames.size(), "error class");
-  for (int64_t* t : {&t_sched_ns, &t_send_ns, &t_first_ns, &t_first_content_ns, &t_last_ns,
-                     &t_end_ns, &input_tokens, &output_tokens, &output_tokens_alt})
+  for (int64_t* t :
+       {&t_sched_ns, &t_send_ns, &t_first_ns, &t_first_content_ns, &t_last_ns, &t_end_ns,
+        &input_tokens, &output_tokens, &output_tokens_alt, &reasoning_tokens})
     *t = in.get<int64_t>();
   output_tokens_source = in.get_enum<metrics::TokenSource>(kTokenSources, "token source");
   output_tokens_alt_source = in.get_enum<metrics::TokenSource>(kTokenSources, "token source");
+  reasoning_tokens_source = in.get_enum<metrics::TokenSource>(kTokenSources, "token source");
   events = in.get<uint32_t>();
   request_class = in.get_string();
   error = in.get_string();

@@ -5,7 +5,7 @@
 // copy, equal in value). About 110 bytes plus the strings and 4 per ITL gap per record, and
 // 250 more for a scored record, against ~3x that as requests.jsonl text.
 //
-// Layout: "SBR2" magic, u64 count, then per record the fixed-size fields in declaration
+// Layout: "SBR3" magic, u64 count, then per record the fixed-size fields in declaration
 // order, the length-prefixed strings (class, error, output_text), the ITL floats, and a
 // presence byte followed, when 1, by the quality scores and statistics. Host byte order:
 // every rank of one job must share it (the magic, read back as a u32, catches a

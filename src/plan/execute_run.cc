@@ -40,6 +40,7 @@ sim::SimConfig sim_config_of(const SimTarget& target, int replica) {
   sc.server.time_scale = target.time_scale;
   sc.server.trace_in_memory = false;
   if (target.seed) sc.server.seed = *target.seed;
+  if (target.reasoning_length > 0) sc.text.reasoning_length = target.reasoning_length;
   sc.server.seed += static_cast<uint64_t>(replica);
   sim::validate(sc);
   return sc;
@@ -96,6 +97,8 @@ metrics::RunInfo run_info(const RunSpec& spec, const engine::EngineConfig& e,
   if (!spec.sim.preset.empty()) {
     info.config["sim_time_scale"] = spec.sim.time_scale;
     if (spec.sim.seed) info.config["sim_seed"] = *spec.sim.seed;
+    if (spec.sim.reasoning_length > 0)
+      info.config["sim_reasoning_length"] = spec.sim.reasoning_length;
     if (spec.sim.replicas > 1) info.config["sim_replicas"] = spec.sim.replicas;
     if (const auto& ch = spec.sim.choice) {
       info.config["sim_gpu"] = ch->gpu;

@@ -43,6 +43,7 @@ struct SimTarget {
   int replicas = 1;  // load-balanced simulators, seeds seed, seed + 1, ...
   double time_scale = 1.0;
   std::optional<uint64_t> seed;  // its output text's seed; empty: the preset's own
+  int64_t reasoning_length = 0;  // sim text.reasoning_length (prof --sim-reasoning-length)
 };
 
 // The simulator config of replica `replica` (0-based) of `target` (seed + replica), on

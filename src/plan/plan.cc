@@ -61,7 +61,7 @@ RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
   if (auto api = get_string(ctx, n, "api", "defaults.api")) {
     if (!protocol::api_from_string(*api) || *api == "generic")
       yaml_fail(ctx, n["api"], "defaults.api",
-                fmt::format("'{}': expected tgi, openai or openai-chat", *api));
+                fmt::format("'{}': expected {}", *api, protocol::api_choices(false)));
     d.api = *api;
   }
   d.stream = get_bool(ctx, n, "stream", "defaults.stream").value_or(true);

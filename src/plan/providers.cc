@@ -122,7 +122,7 @@ Provider parse_one(const YamlContext& ctx, const YAML::Node& n, size_t index) {
   if (auto api = get_string(ctx, n, "api", fi + ".api")) {
     if (!protocol::api_from_string(*api) || *api == "generic")
       yaml_fail(ctx, n["api"], fi + ".api",
-                fmt::format("'{}': expected tgi, openai or openai-chat", *api));
+                fmt::format("'{}': expected {}", *api, protocol::api_choices(false)));
     p.api = *api;
   }
   if (auto url = get_string(ctx, n, "base_url", fi + ".base_url")) {

@@ -51,6 +51,7 @@ struct InFlight {
   size_t server = 0;
   TimePoint arrived{};                   // at the server
   std::optional<TimePoint> first_token;  // written by the server
+  int64_t reasoning_tokens = 0;          // the first ones of the reply are reasoning (GenRequest)
 };
 
 struct Refusal {
@@ -203,6 +204,7 @@ void VirtualRun::send(const Phase& p, uint64_t id, TimePoint t_sched, TimePoint 
     if (api_ != sim::ApiKind::tgi_generate) r.input_tokens = g.prompt_tokens;
     r.output_tokens_source =
         sim::is_tgi(api_) ? metrics::TokenSource::details : metrics::TokenSource::usage;
+    f.reasoning_tokens = g.reasoning_tokens;
   }
   in_flight_.emplace(id, std::move(f));
   ++busy_;
@@ -221,7 +223,11 @@ void VirtualRun::on_token(const sim::SchedEvent& e) {
   const int64_t t = ns(e.time + kToClient);
   if (!f.first_token) f.first_token = e.time;
   if (config_.adapter.stream || e.last) {  // unstreamed: one event, the whole body at the end
-    if (r.t_first_ns == kNoTime) r.t_first_ns = r.t_first_content_ns = t;
+    // As the live client times them: the first reasoning or content event, then the first
+    // content event (token reasoning_tokens + 1; a whole body, its last token, has both when
+    // it has content).
+    if (r.t_first_ns == kNoTime) r.t_first_ns = t;
+    if (r.t_first_content_ns == kNoTime && e.index > f.reasoning_tokens) r.t_first_content_ns = t;
     if (f.last_text_ns != kNoTime)
       r.itl_ms.push_back(static_cast<float>(static_cast<double>(t - f.last_text_ns) / 1e6));
     f.last_text_ns = r.t_last_ns = t;
@@ -232,6 +238,11 @@ void VirtualRun::on_token(const sim::SchedEvent& e) {
   r.output_tokens = e.index;
   r.output_tokens_alt = e.index;  // the estimate: one token per event, 4 bytes per token
   r.output_tokens_alt_source = metrics::TokenSource::estimate;
+  if (f.reasoning_tokens > 0) {  // the usage's count; Anthropic's has none: the text's estimate
+    r.reasoning_tokens = f.reasoning_tokens;
+    r.reasoning_tokens_source = api_ == sim::ApiKind::anthropic ? metrics::TokenSource::estimate
+                                                                : metrics::TokenSource::usage;
+  }
   servers_[f.server]->observe(true, to_s(e.time - f.arrived), to_s(*f.first_token - f.arrived),
                               r.input_tokens, e.index);
   finish(r);

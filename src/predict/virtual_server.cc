@@ -45,8 +45,8 @@ sim::ApiKind api_kind_of(const protocol::AdapterConfig& a) {
     case protocol::Api::generic:
       break;
   }
-  throw usage_error(
-      "predict: --api generic has no simulator endpoint; use --api tgi, openai or openai-chat");
+  throw usage_error(fmt::format("predict: --api generic has no simulator endpoint; use --api {}",
+                                protocol::api_choices(false)));
 }
 
 VirtualServer::VirtualServer(const sim::SimConfig& config, sim::ApiKind api, TimePoint start)

@@ -20,6 +20,11 @@ std::optional<Api> api_from_string(std::string_view s) {
   return std::nullopt;
 }
 
+std::string api_choices(bool with_generic) {
+  return with_generic ? "tgi, openai, openai-chat, generic, llamacpp, openai-responses or anthropic"
+                      : "tgi, openai, openai-chat, llamacpp, openai-responses or anthropic";
+}
+
 std::string_view to_string(Api api) {
   switch (api) {
     case Api::tgi:

@@ -22,6 +22,9 @@ enum class Api { tgi, openai, openai_chat, generic, llamacpp, openai_responses, 
 // "tgi", "openai", "openai-chat", "generic", "llamacpp", "openai-responses", "anthropic"
 std::optional<Api> api_from_string(std::string_view s);
 std::string_view to_string(Api api);
+// The names above for a message, "tgi, openai, ... or anthropic"; without "generic" when
+// `with_generic` is false (what a plan or a simulator cannot take).
+std::string api_choices(bool with_generic = true);
 
 // The request headers the API itself asks for, as "Name: value\r\n" lines: the API key
 // (none when empty) as "Authorization: Bearer KEY", or for Api::anthropic as "x-api-key: KEY"
@@ -73,6 +76,9 @@ struct Decoded {
   std::optional<int64_t> completion_tokens;
   bool completion_tokens_from_details = false;  // true when the count came from TGI details
   std::optional<int64_t> prompt_tokens;         // usage.prompt_tokens / details.input_length
+  // Reasoning tokens the usage reported (chat completion_tokens_details.reasoning_tokens,
+  // Responses output_tokens_details.reasoning_tokens); part of completion_tokens.
+  std::optional<int64_t> reasoning_tokens;
   ErrorClass error = ErrorClass::ok;  // in-stream error (TGI error event, OpenAI error object)
   std::string error_message;          // its message (first 512 bytes)
   std::string_view text;  // the output text (valid until the next decode call; may be empty)

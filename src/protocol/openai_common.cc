@@ -16,6 +16,14 @@ void decode_usage(object usage, Decoded& d) {
       d.completion_tokens = opt_int(field.value());
     } else if (key == "prompt_tokens") {
       d.prompt_tokens = opt_int(field.value());
+    } else if (key == "completion_tokens_details") {
+      // {"reasoning_tokens": N, ...} (OpenAI; vLLM and others may send null or omit it).
+      value details = field.value();
+      if (details.type() != json_type::object) continue;
+      for (auto f : details.get_object()) {
+        const simdjson::ondemand::raw_json_string k = f.key();
+        if (k == "reasoning_tokens") d.reasoning_tokens = opt_int(f.value());
+      }
     } else if (key == "prompt_tokens_details") {
       // {"cached_tokens": N}: prompt tokens the server's prefix cache served (vLLM, OpenAI).
       value details = field.value();

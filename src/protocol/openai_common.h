@@ -17,7 +17,8 @@ enum class ChoiceText {
 // - "[DONE]" -> final;
 // - choices (array, null or absent; only choices[0] is read) -> text;
 //   a chunk without text (role-only, empty content, finish_reason only) is not a text event;
-// - usage {prompt_tokens, completion_tokens} (object or null) -> counts;
+// - usage {prompt_tokens, completion_tokens, completion_tokens_details: {reasoning_tokens}}
+//   (object or null) -> counts;
 // - {"error": {"message", "type", "code"}} (OpenAI, newer vLLM) or
 //   {"object": "error", "message", "type", "code"} (older vLLM) -> error class by code.
 // `whole_body` marks a non-streamed response, which is final by itself.

@@ -14,7 +14,8 @@
 //   text (reasoning_chars, a text event);
 // - response.completed and response.incomplete (max_output_tokens reached: a normal end, not
 //   an error) {"response": {..., "usage": {"input_tokens", "input_tokens_details":
-//   {"cached_tokens"}, "output_tokens", ...}}}: the last event, with the counts;
+//   {"cached_tokens"}, "output_tokens", "output_tokens_details": {"reasoning_tokens"}, ...}}}:
+//   the last event, with the counts (output_tokens includes the reasoning tokens);
 // - response.failed {"response": {"status": "failed", "error": {"code", "message"}}} and
 //   {"type": "error", "code", "message", "param"} (some servers nest {"error": {type, code,
 //   message}}): errors, classed by code or type (rate_limit_exceeded -> rate_limited,
@@ -75,6 +76,13 @@ void decode_usage(object usage, Decoded& d) {
       d.completion_tokens = opt_int(field.value());
     } else if (key == "input_tokens") {
       d.prompt_tokens = opt_int(field.value());
+    } else if (key == "output_tokens_details") {
+      value details = field.value();
+      if (details.type() != json_type::object) continue;
+      for (auto f : details.get_object()) {
+        const simdjson::ondemand::raw_json_string k = f.key();
+        if (k == "reasoning_tokens") d.reasoning_tokens = opt_int(f.value());
+      }
     } else if (key == "input_tokens_details") {
       value details = field.value();
       if (details.type() != json_type::object) continue;
@@ -217,6 +225,7 @@ class OpenAiResponsesAdapter final : public Adapter {
       if (!d.final) {
         d.completion_tokens.reset();
         d.prompt_tokens.reset();
+        d.reasoning_tokens.reset();
         d.server_timings.reset();
       }
     } catch (const simdjson::simdjson_error& e) {

@@ -17,8 +17,9 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kStats[] = {"mean", "p50", "p90", "p95", "p99", "p999", "max"};
-constexpr const char* kLatency[] = {"ttft_content_ms", "scheduled_e2e_ms", "ttft_ms",
-                                    "tpot_ms",         "itl_ms",           "e2e_ms"};
+// ttft_content_ms is the TTFO; reasoning_ms (TTFO - TTFT) exists only when a request reasoned.
+constexpr const char* kLatency[] = {"ttft_content_ms", "scheduled_e2e_ms", "ttft_ms",     "tpot_ms",
+                                    "itl_ms",          "e2e_ms",           "reasoning_ms"};
 
 std::string short_metric(const std::string& m) {
   return m.size() > 3 && m.ends_with("_ms") ? m.substr(0, m.size() - 3) : m;
@@ -64,7 +65,7 @@ SlaRule parse_sla(std::string_view text) {
     return usage_error(fmt::format(
         "--sla '{}': {}; use STAT_METRIC:LIMIT (e.g. p99_e2e_ms:200, p90_ttft_ms:500; STAT "
         "mean|p50|p90|p95|p99|p999|max, METRIC ttft_ms|ttft_content_ms|tpot_ms|itl_ms|e2e_ms|"
-        "scheduled_e2e_ms), error_rate_pct:1, min_rps:10 or min_goodput_pct:95",
+        "scheduled_e2e_ms|reasoning_ms), error_rate_pct:1, min_rps:10 or min_goodput_pct:95",
         text, why));
   };
   const auto colon = text.rfind(':');

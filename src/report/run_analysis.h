@@ -26,7 +26,8 @@ namespace sb::report {
 
 // One --sla rule. Forms (limits in the metric's unit):
 //   STAT_METRIC:LIMIT   latency upper bound, STAT in mean|p50|p90|p95|p99|p999|max, METRIC in
-//                       ttft_ms|ttft_content_ms|tpot_ms|itl_ms|e2e_ms|scheduled_e2e_ms
+//                       ttft_ms|ttft_content_ms (TTFO)|tpot_ms|itl_ms|e2e_ms|scheduled_e2e_ms|
+//                       reasoning_ms (TTFO - TTFT; a run in which nothing reasoned has none)
 //                       (e.g. "p99_e2e_ms:200": P99 end-to-end latency <= 200 ms)
 //   error_rate_pct:LIMIT     error rate in percent <= LIMIT
 //   min_rps:LIMIT            throughput.requests_per_s >= LIMIT

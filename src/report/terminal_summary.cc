@@ -27,7 +27,7 @@ void latency_row(std::string& out, std::string_view name, const Distribution& d)
                  d.p50, d.p90, d.p99, d.max, d.count);
 }
 
-// ttft_content is shown only when it carries information beyond ttft (reasoning models).
+// TTFO (ttft_content) is shown only when it carries information beyond ttft (reasoning models).
 bool differs(const Distribution& a, const Distribution& b) {
   return a.count != b.count || a.mean != b.mean || a.p99 != b.p99 || a.max != b.max;
 }
@@ -72,12 +72,17 @@ std::string format_terminal_summary(const RunSummary& s) {
                  "p50", "p90", "p99", "max", "count");
   const MetricSet& m = s.metrics;
   latency_row(out, "ttft", m.ttft_ms);
-  if (differs(m.ttft_ms, m.ttft_content_ms)) latency_row(out, "ttft_content", m.ttft_content_ms);
+  if (differs(m.ttft_ms, m.ttft_content_ms)) latency_row(out, "ttfo", m.ttft_content_ms);
+  if (!m.reasoning_ms.empty()) latency_row(out, "reasoning", m.reasoning_ms);
   latency_row(out, "tpot", m.tpot_ms);
   latency_row(out, "itl", m.itl_ms);
   latency_row(out, "e2e", m.e2e_ms);
   latency_row(out, "scheduled_e2e", m.scheduled_e2e_ms);
   latency_row(out, "dispatch_delay", m.dispatch_delay_ms);
+
+  if (const Distribution& rt = m.reasoning_tokens; !rt.empty())
+    fmt::format_to(it, "\nReasoning:  {:.1f} tokens mean, p50 {:.0f}, max {:.0f} ({} requests)\n",
+                   rt.mean, rt.p50, rt.max, rt.count);
 
   const Throughput& t = s.throughput;
   fmt::format_to(it, "\nThroughput: {} req/s; tokens/s: {} in, {} out, {} total\n",
@@ -117,6 +122,18 @@ std::string format_terminal_summary(const RunSummary& s) {
                    l.concurrency, num(l.achieved_rate));
   }
   fmt::format_to(it, "Late sends: {} (dispatch delay > 1 ms)\n", l.late_sends);
+  if (s.trace) {
+    const TraceInfo& ti = s.trace->info;
+    const Distribution& lag = s.trace->schedule_lag_ms;
+    fmt::format_to(
+        it,
+        "Trace:      {} '{}', {} entries ({} bad lines skipped), {:g}x speed over {:.1f} "
+        "s; schedule lag p50 {:.2f} p99 {:.2f} max {:.2f} ms, {}% late\n",
+        ti.format, ti.file, ti.entries, ti.skipped, ti.speedup, ti.span_s, lag.p50, lag.p99,
+        lag.max,
+        num(s.trace->late_share ? std::optional<double>(*s.trace->late_share * 100) : std::nullopt,
+            1));
+  }
   energy_lines(out, s);
   return out;
 }

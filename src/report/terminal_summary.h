@@ -3,8 +3,9 @@
 //
 // Layout (every latency in ms; "-" where undefined):
 //   requests line (total / ok / failed / warm-up, success rate, window)
-//   a latency table with columns mean, p50, p90, p99, max and rows ttft, ttft_content (only
-//   when it differs from ttft), tpot, itl, e2e, scheduled_e2e, dispatch_delay
+//   a latency table with columns mean, p50, p90, p99, max and rows ttft, ttfo (ttft_content,
+//   only when it differs from ttft), reasoning (TTFO - TTFT, only when some request reasoned),
+//   tpot, itl, e2e, scheduled_e2e, dispatch_delay; a "Reasoning:" tokens line when some did
 //   throughput (req/s, input/output/total tok/s), goodput (req/s, fraction, the SLO),
 //   errors by class, load (target vs achieved rate, or concurrency), late sends.
 #include <string>

@@ -115,6 +115,13 @@ void append_request_jsonl(std::string& out, const RequestRecord& r) {
                    r.output_tokens_alt, to_string(r.output_tokens_alt_source));
   else
     out += ",\"output_tokens_alt\":null,\"output_tokens_alt_source\":null";
+  if (r.reasoning_tokens >= 0)
+    fmt::format_to(it, ",\"reasoning_tokens\":{},\"reasoning_tokens_source\":\"{}\"",
+                   r.reasoning_tokens, to_string(r.reasoning_tokens_source));
+  else
+    out += ",\"reasoning_tokens\":null,\"reasoning_tokens_source\":null";
+  out += ",\"reasoning_ms\":";
+  put_number(out, r.reasoning_ms());
   put_client_phases(out, r.client);
   if (r.server.any()) put_server_times(out, r.server, r.client_network_ms());
   fmt::format_to(it, ",\"events\":{},\"itl_ms\":[", r.events);
@@ -245,6 +252,8 @@ RequestRecord parse_request_jsonl(std::string_view line) {
       r.output_tokens = int_field<int64_t>(*v, "output_tokens");
     if (const json* v = field(j, "output_tokens_alt"))
       r.output_tokens_alt = int_field<int64_t>(*v, "output_tokens_alt");
+    if (const json* v = field(j, "reasoning_tokens"))
+      r.reasoning_tokens = int_field<int64_t>(*v, "reasoning_tokens");
     if (const json* v = field(j, "events")) r.events = int_field<uint32_t>(*v, "events");
     if (const json* v = field(j, "itl_ms")) {
       if (!v->is_array()) bad_field("itl_ms", "an array");
@@ -270,6 +279,7 @@ RequestRecord parse_request_jsonl(std::string_view line) {
   parse_server_times(j, r.server);
   r.output_tokens_source = source_field(j, "output_tokens_source");
   r.output_tokens_alt_source = source_field(j, "output_tokens_alt_source");
+  r.reasoning_tokens_source = source_field(j, "reasoning_tokens_source");
 
   if (auto s = number_field(j, "t_sched_s")) r.t_sched_ns = ns_from(*s, 1e9);
   if (auto s = number_field(j, "t_send_s")) r.t_send_ns = ns_from(*s, 1e9);

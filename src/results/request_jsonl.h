@@ -14,6 +14,10 @@
 //   output_tokens_source    "usage" | "details" | "tokenizer" | "estimate" | "none"
 //   output_tokens_alt       independent second count, or null
 //   output_tokens_alt_source       its source, or null
+//   reasoning_tokens        reasoning tokens (part of output_tokens), or null: no reasoning
+//   reasoning_tokens_source "usage" | "estimate", or null
+//   reasoning_ms            ttft_content_ms - ttft_ms (TTFO - TTFT) of a reasoning request,
+//                           or null (RequestRecord::reasoning_ms; written only, derived on read)
 //   conn_reused             sent on a kept-alive connection
 //   pool_wait_ms, connect_ms, tls_ms, write_ms, ttfb_ms, headers_ms, read_lag_max_ms
 //                           the client's phases (RequestRecord::ClientPhases), null when the

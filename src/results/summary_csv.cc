@@ -39,7 +39,7 @@ std::string summary_csv_header() {
       "output_tokens_per_s";
   for (auto m : kLatencies)
     for (auto s : kStats) fmt::format_to(std::back_inserter(out), ",{}_{}_ms", m, s);
-  out += ",error_rate,goodput_requests_per_s,goodput_fraction\n";
+  out += ",error_rate,goodput_requests_per_s,goodput_fraction,abandonment_rate\n";
   return out;
 }
 
@@ -66,6 +66,7 @@ std::string summary_csv_row(const RunSummary& s) {
                                  : std::nullopt);
   cell(out, s.goodput.requests_per_s);
   cell(out, s.goodput.fraction);
+  cell(out, s.abandonment ? s.abandonment->rate : std::nullopt);
   out += '\n';
   return out;
 }

@@ -21,15 +21,20 @@ json requests_json(const RequestCounts& c) {
 }
 
 json metrics_json(const MetricSet& m) {
-  return {{"ttft_ms", distribution_to_json(m.ttft_ms)},
-          {"ttft_content_ms", distribution_to_json(m.ttft_content_ms)},
-          {"tpot_ms", distribution_to_json(m.tpot_ms)},
-          {"itl_ms", distribution_to_json(m.itl_ms)},
-          {"e2e_ms", distribution_to_json(m.e2e_ms)},
-          {"scheduled_e2e_ms", distribution_to_json(m.scheduled_e2e_ms)},
-          {"dispatch_delay_ms", distribution_to_json(m.dispatch_delay_ms)},
-          {"input_tokens", distribution_to_json(m.input_tokens)},
-          {"output_tokens", distribution_to_json(m.output_tokens)}};
+  json out = {{"ttft_ms", distribution_to_json(m.ttft_ms)},
+              {"ttft_content_ms", distribution_to_json(m.ttft_content_ms)},
+              {"tpot_ms", distribution_to_json(m.tpot_ms)},
+              {"itl_ms", distribution_to_json(m.itl_ms)},
+              {"e2e_ms", distribution_to_json(m.e2e_ms)},
+              {"scheduled_e2e_ms", distribution_to_json(m.scheduled_e2e_ms)},
+              {"dispatch_delay_ms", distribution_to_json(m.dispatch_delay_ms)},
+              {"input_tokens", distribution_to_json(m.input_tokens)},
+              {"output_tokens", distribution_to_json(m.output_tokens)}};
+  // Only when some request reasoned (reasoning models).
+  if (!m.reasoning_tokens.empty())
+    out["reasoning_tokens"] = distribution_to_json(m.reasoning_tokens);
+  if (!m.reasoning_ms.empty()) out["reasoning_ms"] = distribution_to_json(m.reasoning_ms);
+  return out;
 }
 
 json throughput_json(const Throughput& t) {
@@ -65,6 +70,29 @@ json load_json(const LoadResult& l) {
   out["achieved_rate"] = number_or_null(l.achieved_rate);
   out["late_sends"] = l.late_sends;
   return out;
+}
+
+// The replayed trace and how late its sends were (metrics::TraceReplay).
+json trace_json(const TraceReplay& t) {
+  const TraceInfo& i = t.info;
+  const Distribution& lag = t.schedule_lag_ms;
+  const auto lag_at = [&](double v) { return lag.empty() ? json(nullptr) : json(v); };
+  return {{"file", i.file},
+          {"format", i.format},
+          {"entries", i.entries},
+          {"lines", i.lines},
+          {"skipped_lines", i.skipped},
+          {"out_of_order", i.out_of_order},
+          {"outside_window", i.outside_window},
+          {"window", {{"start_s", i.window_start_s}, {"end_s", number_or_null(i.window_end_s)}}},
+          {"speedup", i.speedup},
+          {"span_s", i.span_s},
+          {"schedule_lag_ms",
+           {{"count", lag.count},
+            {"p50", lag_at(lag.p50)},
+            {"p99", lag_at(lag.p99)},
+            {"max", lag_at(lag.max)}}},
+          {"late_share", number_or_null(t.late_share)}};
 }
 
 json token_sources_json(const TokenSourceStats& s) {
@@ -177,6 +205,7 @@ json summary_to_json(const RunSummary& s, const RunInfo& info) {
     out["abandonment"] = {{"after_s", s.abandonment->after_s},
                           {"abandoned", s.abandonment->abandoned},
                           {"rate", number_or_null(s.abandonment->rate)}};
+  if (s.trace) out["trace"] = trace_json(*s.trace);
   out["token_sources"] = token_sources_json(s.token_sources);
   if (s.quality) out["quality"] = quality_json(*s.quality);
   if (!s.classes.empty()) {

@@ -13,7 +13,9 @@
 //   "metrics": {"ttft_ms", "ttft_content_ms", "tpot_ms", "itl_ms", "e2e_ms", "scheduled_e2e_ms",
 //               "dispatch_delay_ms", "input_tokens", "output_tokens": each
 //               {"count", "mean", "stddev", "min", "p50", "p90", "p95", "p99", "p999", "max"},
-//               all but count null when count is 0},
+//               all but count null when count is 0; ttft_content_ms is the TTFO),
+//              "reasoning_tokens", "reasoning_ms" (TTFO - TTFT): the same, over the requests
+//               that reasoned, present only when some did,
 //   "throughput": {"window_s", "requests_per_s", "input_tokens_per_s", "output_tokens_per_s",
 //                  "total_tokens_per_s"}  (null when the window is unknown),
 //   "goodput": {"slo": {"ttft_ms"?, "tpot_ms"?, "e2e_ms"?}, "good", "requests_per_s",
@@ -22,6 +24,11 @@
 //           open:   {"mode": "open", "target_rate", "max_concurrency" (null if none),
 //                    "achieved_rate", "late_sends"},
 //   "errors": {class: count}  (ok not listed),
+//   "trace": {"file", "format", "entries", "lines", "skipped_lines", "out_of_order",
+//             "outside_window", "window": {"start_s", "end_s" (null: none)}, "speedup",
+//             "span_s", "schedule_lag_ms": {"count", "p50", "p99", "max"} (the measured sends'
+//             dispatch delay against the trace), "late_share" (late_sends / count)}
+//            (only with --trace),
 //   "abandonment": {"after_s", "abandoned", "rate" (abandoned / requests.total or null)}
 //                  (only with --abandon-after),
 //   "token_sources": {"counts": {source: count}, "discrepancy": {"count", "pairs":

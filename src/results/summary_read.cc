@@ -63,9 +63,9 @@ DistributionView distribution_of(const json& j) {
 
 MetricsView metrics_of(const json& j) {
   auto d = [&](const char* name) { return distribution_of(object_at(j, name)); };
-  return {d("ttft_ms"),      d("ttft_content_ms"),  d("tpot_ms"),           d("itl_ms"),
-          d("e2e_ms"),       d("scheduled_e2e_ms"), d("dispatch_delay_ms"), d("input_tokens"),
-          d("output_tokens")};
+  return {d("ttft_ms"),       d("ttft_content_ms"),  d("tpot_ms"),           d("itl_ms"),
+          d("e2e_ms"),        d("scheduled_e2e_ms"), d("dispatch_delay_ms"), d("input_tokens"),
+          d("output_tokens"), d("reasoning_tokens"), d("reasoning_ms")};
 }
 
 RequestsView requests_of(const json& j) {
@@ -194,6 +194,8 @@ const DistributionView* MetricsView::find(std::string_view name) const {
   if (name == "dispatch_delay_ms") return &dispatch_delay_ms;
   if (name == "input_tokens") return &input_tokens;
   if (name == "output_tokens") return &output_tokens;
+  if (name == "reasoning_tokens") return &reasoning_tokens;
+  if (name == "reasoning_ms") return &reasoning_ms;
   return nullptr;
 }
 

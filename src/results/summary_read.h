@@ -37,6 +37,7 @@ struct DistributionView {
 struct MetricsView {
   DistributionView ttft_ms, ttft_content_ms, tpot_ms, itl_ms, e2e_ms, scheduled_e2e_ms,
       dispatch_delay_ms, input_tokens, output_tokens;
+  DistributionView reasoning_tokens, reasoning_ms;  // absent (empty) when no request reasoned
   // By summary.json name ("e2e_ms"); nullptr for a name that is not a metric.
   const DistributionView* find(std::string_view name) const;
 };

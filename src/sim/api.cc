@@ -409,6 +409,8 @@ std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view
   r.output_tokens = r.ignore_eos
                         ? r.max_new_tokens
                         : eos_length(r.text_seed, r.max_new_tokens, cfg.text.eos_probability);
+  if (api == ApiKind::chat || api == ApiKind::responses || api == ApiKind::anthropic)
+    r.reasoning_tokens = std::min(cfg.text.reasoning_length, r.output_tokens);
   return std::move(b.r);
 }
 
@@ -496,9 +498,10 @@ void Formatter::append_token_event(std::string& out, int64_t index, bool last) {
       fmt::format_to(
           to,
           "data: {{\"id\":\"{}\",\"object\":\"chat.completion.chunk\",\"created\":{},\"model\":{},"
-          "\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{}\"}},\"logprobs\":null,"
+          "\"choices\":[{{\"index\":0,\"delta\":{{\"{}\":\"{}\"}},\"logprobs\":null,"
           "\"finish_reason\":",
-          id_, created_, model_json_, t.text);
+          id_, created_, model_json_, reasoning_at(index) ? "reasoning_content" : "content",
+          t.text);
       if (last)
         fmt::format_to(to, "\"{}\",\"stop_reason\":null", finish_reason());
       else
@@ -516,10 +519,9 @@ std::string Formatter::stream_end() const {
   if (req_.include_usage) {
     out = fmt::format(
         "data: {{\"id\":\"{}\",\"object\":\"{}\",\"created\":{},\"model\":{},\"choices\":[],"
-        "\"usage\":{{\"prompt_tokens\":{},\"total_tokens\":{},\"completion_tokens\":{}}}}}\n\n",
+        "\"usage\":{}}}\n\n",
         id_, req_.api == ApiKind::chat ? "chat.completion.chunk" : "text_completion", created_,
-        model_json_, req_.prompt_tokens, req_.prompt_tokens + req_.output_tokens,
-        req_.output_tokens);
+        model_json_, openai_usage());
   }
   out += "data: [DONE]\n\n";
   return out;
@@ -551,20 +553,33 @@ std::string Formatter::llamacpp_final(std::string_view content) const {
       per(t.predicted_ms, t.predicted_n), rate(t.predicted_ms, t.predicted_n));
 }
 
+// OpenAI's usage object; completion_tokens_details only when the request reasoned.
+std::string Formatter::openai_usage() const {
+  const int64_t n = req_.output_tokens;
+  std::string details;
+  if (req_.reasoning_tokens > 0)
+    details = fmt::format(",\"completion_tokens_details\":{{\"reasoning_tokens\":{}}}",
+                          req_.reasoning_tokens);
+  return fmt::format("{{\"prompt_tokens\":{},\"total_tokens\":{},\"completion_tokens\":{}{}}}",
+                     req_.prompt_tokens, req_.prompt_tokens + n, n, details);
+}
+
 std::string Formatter::full_response() const {
   int64_t n = req_.output_tokens;
-  std::string text;
+  std::string text, reasoning;
   text.reserve(static_cast<size_t>(n) * 4);
-  for (int64_t i = 1; i <= n; ++i) text.append(token_at(req_.text_seed, i).text);
-  std::string usage =
-      fmt::format("{{\"prompt_tokens\":{},\"total_tokens\":{},\"completion_tokens\":{}}}",
-                  req_.prompt_tokens, req_.prompt_tokens + n, n);
+  for (int64_t i = 1; i <= n; ++i)
+    (reasoning_at(i) ? reasoning : text).append(token_at(req_.text_seed, i).text);
+  const std::string usage = openai_usage();
+  // chat: the reasoning as message.reasoning_content (vLLM), before the content.
+  const std::string reasoning_field =
+      reasoning.empty() ? "" : fmt::format("\"reasoning_content\":{},", quote(reasoning));
   switch (req_.api) {
     case ApiKind::llamacpp:
       return llamacpp_final(text);
     case ApiKind::responses:
     case ApiKind::anthropic:
-      return events_full_response(text);
+      return events_full_response(reasoning, text);
     case ApiKind::tgi_generate:
     case ApiKind::tgi_stream: {
       if (!req_.details) return fmt::format("{{\"generated_text\":{}}}", quote(text));
@@ -589,10 +604,10 @@ std::string Formatter::full_response() const {
     case ApiKind::chat:
       return fmt::format(
           "{{\"id\":\"{}\",\"object\":\"chat.completion\",\"created\":{},\"model\":{},"
-          "\"choices\":[{{\"index\":0,\"message\":{{\"role\":\"assistant\",\"content\":{},"
+          "\"choices\":[{{\"index\":0,\"message\":{{\"role\":\"assistant\",{}\"content\":{},"
           "\"tool_calls\":[]}},\"logprobs\":null,\"finish_reason\":\"{}\",\"stop_reason\":null}}],"
           "\"usage\":{},\"prompt_logprobs\":null}}",
-          id_, created_, model_json_, quote(text), finish_reason(), usage);
+          id_, created_, model_json_, reasoning_field, quote(text), finish_reason(), usage);
   }
   return {};
 }

@@ -13,7 +13,10 @@
 // of the prompt (chat: the sum over messages of their text, plus
 // chat_tokens_per_message each); completions prompts given as token-id arrays count
 // their length. Every output token is one 4-byte word " xyz" from a fixed vocabulary,
-// chosen by a seeded hash, so output bytes / 4 == output tokens.
+// chosen by a seeded hash, so output bytes / 4 == output tokens. Reasoning
+// (text.reasoning_length, docs/simulator.md): the first GenRequest::reasoning_tokens of them go
+// out as chat delta.reasoning_content, Responses reasoning_text deltas of a reasoning item, or
+// an Anthropic thinking block, and the usage counts them inside the output count.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,7 +41,10 @@ struct GenRequest {
   std::string model;  // echoed in OpenAI responses
   int64_t prompt_tokens = 0;
   int64_t max_new_tokens = 0;
-  int64_t output_tokens = 0;   // what will be generated (EOS may stop before max)
+  int64_t output_tokens = 0;  // what will be generated (EOS may stop before max)
+  // The first reasoning_tokens of output_tokens are reasoning: min(reasoning_length,
+  // output_tokens) on chat, responses and anthropic; 0 on the APIs without a reasoning field.
+  int64_t reasoning_tokens = 0;
   bool details = false;        // TGI parameters.details
   bool include_usage = false;  // OpenAI stream_options.include_usage
   bool ignore_eos = false;
@@ -127,15 +133,26 @@ class Formatter {
   std::string events_start() const;
   void append_event_token(std::string& out, int64_t index, Token t);
   std::string events_end() const;
-  std::string events_full_response(std::string_view text) const;
-  std::string responses_object(std::string_view status, std::string_view text) const;
-  std::string item_id() const;  // "msg_<the response id's hex>"
+  std::string events_full_response(std::string_view reasoning, std::string_view text) const;
+  std::string openai_usage() const;  // completions and chat usage object
+  std::string responses_object(std::string_view status, std::string_view reasoning,
+                               std::string_view text) const;
+  // Responses: the reasoning item's closing events and the message item's opening events
+  // (sequence numbers from `seq`), sent before the first content token.
+  std::string responses_reasoning_to_message(int64_t seq) const;
+  std::string responses_message_open(int64_t seq, int output_index) const;
+  // Anthropic: the thinking block's end and the text block's start (index 1).
+  std::string anthropic_thinking_to_text() const;
+  std::string item_id() const;            // "msg_<the response id's hex>"
+  std::string reasoning_item_id() const;  // "rs_<the response id's hex>"
+  bool reasoning_at(int64_t index) const { return index <= req_.reasoning_tokens; }
 
   GenRequest req_;
   std::string id_;
   int64_t created_;
   std::string model_json_;  // JSON-escaped model name with quotes
   std::string text_;        // TGI, Responses: accumulated output text for the final event
+  std::string reasoning_;   // Responses: accumulated reasoning text for its closing events
   LlamaTimings timings_;
 };
 

@@ -11,6 +11,16 @@
 //   message_start (usage.input_tokens, output_tokens 1), content_block_start, ping, one
 //   content_block_delta (text_delta) per token, content_block_stop, message_delta
 //   (stop_reason end_turn | max_tokens, usage.output_tokens), message_stop.
+// Reasoning (SimConfig text.reasoning_length, GenRequest::reasoning_tokens R > 0): Responses
+// opens a "reasoning" item (output_index 0, id rs_...) with a reasoning_text part, sends one
+// response.reasoning_text.delta per reasoning token, then before the first content token
+// response.reasoning_text.done, content_part.done and output_item.done of it and the message
+// item's output_item.added and content_part.added (output_index 1); usage
+// output_tokens_details.reasoning_tokens = R. Anthropic starts a "thinking" block (index 0),
+// one thinking_delta per reasoning token, then a signature_delta and content_block_stop, and
+// the text block at index 1; usage.output_tokens counts the thinking (the API has no separate
+// count). Without content tokens (R == output_tokens) the message item or text block is
+// still opened and closed, empty.
 // The start events go out with the first token, as the chat role chunk does. Usage is exactly
 // what was sent; no cache fields (the prefix cache's hits are not kept per request).
 #include <algorithm>
@@ -161,22 +171,47 @@ std::string events_error_body(ApiKind api, int status, std::string_view message)
 
 using detail::quote;
 
+namespace {
+
+std::string id_hex(const std::string& id) {
+  const size_t underscore = id.find('_');
+  return underscore == std::string::npos ? id : id.substr(underscore + 1);
+}
+
+// A Responses reasoning item: {"id", "type": "reasoning", "summary": [], "content":
+// [{"type": "reasoning_text", "text"}]} (openai-python ResponseReasoningItem).
+std::string reasoning_item(const std::string& id, std::string_view text) {
+  return fmt::format(R"({{"id":"{}","type":"reasoning","summary":[],)"
+                     R"("content":[{{"type":"reasoning_text","text":{}}}]}})",
+                     id, quote(text));
+}
+
+}  // namespace
+
 std::string Formatter::item_id() const {
-  const size_t underscore = id_.find('_');
-  return "msg_" + (underscore == std::string::npos ? id_ : id_.substr(underscore + 1));
+  return "msg_" + id_hex(id_);
+}
+
+std::string Formatter::reasoning_item_id() const {
+  return "rs_" + id_hex(id_);
 }
 
 // The response object with `status` ("in_progress": no output, usage null).
-std::string Formatter::responses_object(std::string_view status, std::string_view text) const {
+std::string Formatter::responses_object(std::string_view status, std::string_view reasoning,
+                                        std::string_view text) const {
   std::string output = "[]", usage = "null", incomplete = "null";
   if (status != "in_progress") {
-    output =
-        fmt::format(R"([{{"id":"{}","type":"message","status":"{}","role":"assistant","content":[)"
-                    R"({{"type":"output_text","annotations":[],"logprobs":[],"text":{}}}]}}])",
+    const std::string message =
+        fmt::format(R"({{"id":"{}","type":"message","status":"{}","role":"assistant","content":[)"
+                    R"({{"type":"output_text","annotations":[],"logprobs":[],"text":{}}}]}})",
                     item_id(), status == "incomplete" ? "incomplete" : "completed", quote(text));
-    usage = fmt::format(
-        R"({{"input_tokens":{},"output_tokens":{},"output_tokens_details":{{"reasoning_tokens":0}},"total_tokens":{}}})",
-        req_.prompt_tokens, req_.output_tokens, req_.prompt_tokens + req_.output_tokens);
+    output = req_.reasoning_tokens > 0
+                 ? "[" + reasoning_item(reasoning_item_id(), reasoning) + "," + message + "]"
+                 : "[" + message + "]";
+    usage = fmt::format(R"({{"input_tokens":{},"output_tokens":{},)"
+                        R"("output_tokens_details":{{"reasoning_tokens":{}}},"total_tokens":{}}})",
+                        req_.prompt_tokens, req_.output_tokens, req_.reasoning_tokens,
+                        req_.prompt_tokens + req_.output_tokens);
     if (status == "incomplete") incomplete = R"({"reason":"max_output_tokens"})";
   }
   return fmt::format(
@@ -185,7 +220,44 @@ std::string Formatter::responses_object(std::string_view status, std::string_vie
       id_, created_, status, incomplete, req_.max_new_tokens, model_json_, output, usage);
 }
 
+std::string Formatter::responses_message_open(int64_t seq, int output_index) const {
+  return fmt::format(
+      "event: response.output_item.added\ndata: {{\"type\":\"response.output_item.added\","
+      "\"sequence_number\":{},\"output_index\":{},\"item\":{{\"id\":\"{}\",\"type\":\"message\","
+      "\"status\":\"in_progress\",\"role\":\"assistant\",\"content\":[]}}}}\n\n"
+      "event: response.content_part.added\ndata: {{\"type\":\"response.content_part.added\","
+      "\"sequence_number\":{},\"item_id\":\"{}\",\"output_index\":{},\"content_index\":0,"
+      "\"part\":{{\"type\":\"output_text\",\"annotations\":[],\"logprobs\":[],\"text\":\"\"}}}}"
+      "\n\n",
+      seq, output_index, item_id(), seq + 1, item_id(), output_index);
+}
+
+std::string Formatter::responses_reasoning_to_message(int64_t seq) const {
+  const std::string rs = reasoning_item_id();
+  const std::string text = quote(reasoning_);
+  return fmt::format(
+             "event: response.reasoning_text.done\ndata: {{\"type\":"
+             "\"response.reasoning_text.done\",\"sequence_number\":{},\"item_id\":\"{}\","
+             "\"output_index\":0,\"content_index\":0,\"text\":{}}}\n\n"
+             "event: response.content_part.done\ndata: {{\"type\":\"response.content_part.done\","
+             "\"sequence_number\":{},\"item_id\":\"{}\",\"output_index\":0,\"content_index\":0,"
+             "\"part\":{{\"type\":\"reasoning_text\",\"text\":{}}}}}\n\n"
+             "event: response.output_item.done\ndata: {{\"type\":\"response.output_item.done\","
+             "\"sequence_number\":{},\"output_index\":0,\"item\":{}}}\n\n",
+             seq, rs, text, seq + 1, rs, text, seq + 2, reasoning_item(rs, reasoning_)) +
+         responses_message_open(seq + 3, 1);
+}
+
+std::string Formatter::anthropic_thinking_to_text() const {
+  return "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+         "\"delta\":{\"type\":\"signature_delta\",\"signature\":\"c2ltdWxhdGVk\"}}\n\n"
+         "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+         "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,"
+         "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n";
+}
+
 std::string Formatter::events_start() const {
+  const bool reasons = req_.reasoning_tokens > 0;
   if (req_.api == ApiKind::anthropic)
     return fmt::format(
         "event: message_start\ndata: {{\"type\":\"message_start\",\"message\":{{\"id\":\"{}\","
@@ -193,79 +265,123 @@ std::string Formatter::events_start() const {
         "\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{{\"input_tokens\":{},"
         "\"output_tokens\":1}}}}}}\n\n"
         "event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":0,"
-        "\"content_block\":{{\"type\":\"text\",\"text\":\"\"}}}}\n\n"
+        "\"content_block\":{}}}\n\n"
         "event: ping\ndata: {{\"type\": \"ping\"}}\n\n",
-        id_, model_json_, req_.prompt_tokens);
-  const std::string object = responses_object("in_progress", "");
-  return fmt::format(
+        id_, model_json_, req_.prompt_tokens,
+        reasons ? R"({"type":"thinking","thinking":"","signature":""})"
+                : R"({"type":"text","text":""})");
+  const std::string object = responses_object("in_progress", "", "");
+  std::string out = fmt::format(
       "event: response.created\ndata: {{\"type\":\"response.created\",\"sequence_number\":0,"
       "\"response\":{}}}\n\n"
       "event: response.in_progress\ndata: {{\"type\":\"response.in_progress\","
-      "\"sequence_number\":1,\"response\":{}}}\n\n"
+      "\"sequence_number\":1,\"response\":{}}}\n\n",
+      object, object);
+  if (!reasons) return out + responses_message_open(2, 0);
+  const std::string rs = reasoning_item_id();
+  fmt::format_to(
+      std::back_inserter(out),
       "event: response.output_item.added\ndata: {{\"type\":\"response.output_item.added\","
-      "\"sequence_number\":2,\"output_index\":0,\"item\":{{\"id\":\"{}\",\"type\":\"message\","
-      "\"status\":\"in_progress\",\"role\":\"assistant\",\"content\":[]}}}}\n\n"
+      "\"sequence_number\":2,\"output_index\":0,\"item\":{{\"id\":\"{}\",\"type\":\"reasoning\","
+      "\"summary\":[],\"content\":[]}}}}\n\n"
       "event: response.content_part.added\ndata: {{\"type\":\"response.content_part.added\","
       "\"sequence_number\":3,\"item_id\":\"{}\",\"output_index\":0,\"content_index\":0,"
-      "\"part\":{{\"type\":\"output_text\",\"annotations\":[],\"logprobs\":[],\"text\":\"\"}}}}"
-      "\n\n",
-      object, object, item_id(), item_id());
+      "\"part\":{{\"type\":\"reasoning_text\",\"text\":\"\"}}}}\n\n",
+      rs, rs);
+  return out;
 }
 
 void Formatter::append_event_token(std::string& out, int64_t index, Token t) {
   auto to = std::back_inserter(out);
+  const int64_t r = req_.reasoning_tokens;
+  const bool reasoning = reasoning_at(index);
+  const bool first_content = r > 0 && index == r + 1;
   if (req_.api == ApiKind::anthropic) {
-    fmt::format_to(to,
-                   "event: content_block_delta\ndata: {{\"type\":\"content_block_delta\","
-                   "\"index\":0,\"delta\":{{\"type\":\"text_delta\",\"text\":\"{}\"}}}}\n\n",
-                   t.text);
+    if (first_content) out += anthropic_thinking_to_text();
+    if (reasoning)
+      fmt::format_to(to,
+                     "event: content_block_delta\ndata: {{\"type\":\"content_block_delta\","
+                     "\"index\":0,\"delta\":{{\"type\":\"thinking_delta\",\"thinking\":\"{}\"}}}}"
+                     "\n\n",
+                     t.text);
+    else
+      fmt::format_to(to,
+                     "event: content_block_delta\ndata: {{\"type\":\"content_block_delta\","
+                     "\"index\":{},\"delta\":{{\"type\":\"text_delta\",\"text\":\"{}\"}}}}\n\n",
+                     r > 0 ? 1 : 0, t.text);
     return;
   }
+  if (reasoning) {
+    reasoning_.append(t.text);
+    fmt::format_to(to,
+                   "event: response.reasoning_text.delta\ndata: {{\"type\":"
+                   "\"response.reasoning_text.delta\",\"sequence_number\":{},\"item_id\":\"{}\","
+                   "\"output_index\":0,\"content_index\":0,\"delta\":\"{}\"}}\n\n",
+                   3 + index, reasoning_item_id(), t.text);
+    return;
+  }
+  if (first_content) out += responses_reasoning_to_message(4 + r);
   text_.append(t.text);
+  // Reasoning adds five events before the message's: its three closing, the message's two
+  // opening ones in place of the first two.
+  const int64_t off = r > 0 ? 5 : 0;
   fmt::format_to(to,
                  "event: response.output_text.delta\ndata: {{\"type\":"
                  "\"response.output_text.delta\",\"sequence_number\":{},\"item_id\":\"{}\","
-                 "\"output_index\":0,\"content_index\":0,\"delta\":\"{}\",\"logprobs\":[]}}\n\n",
-                 3 + index, item_id(), t.text);
+                 "\"output_index\":{},\"content_index\":0,\"delta\":\"{}\",\"logprobs\":[]}}\n\n",
+                 3 + off + index, item_id(), r > 0 ? 1 : 0, t.text);
 }
 
 std::string Formatter::events_end() const {
+  const int64_t n = req_.output_tokens;
+  const int64_t r = req_.reasoning_tokens;
+  // Every token was reasoning: the message (text block) still opens, empty.
+  const bool no_content = r > 0 && r == n;
   if (req_.api == ApiKind::anthropic)
     return fmt::format(
-        "event: content_block_stop\ndata: {{\"type\":\"content_block_stop\",\"index\":0}}\n\n"
+        "{}event: content_block_stop\ndata: {{\"type\":\"content_block_stop\",\"index\":{}}}\n\n"
         "event: message_delta\ndata: {{\"type\":\"message_delta\",\"delta\":{{\"stop_reason\":"
         "\"{}\",\"stop_sequence\":null}},\"usage\":{{\"output_tokens\":{}}}}}\n\n"
         "event: message_stop\ndata: {{\"type\":\"message_stop\"}}\n\n",
-        finish_reason(), req_.output_tokens);
-  const int64_t n = req_.output_tokens;
+        no_content ? anthropic_thinking_to_text() : "", r > 0 ? 1 : 0, finish_reason(), n);
+  const int64_t off = r > 0 ? 5 : 0;
+  const int out_index = r > 0 ? 1 : 0;
   const std::string text = quote(text_);
   const std::string_view status = finish_reason();
   const std::string_view item_status = status == "incomplete" ? "incomplete" : "completed";
   return fmt::format(
-      "event: response.output_text.done\ndata: {{\"type\":\"response.output_text.done\","
-      "\"sequence_number\":{},\"item_id\":\"{}\",\"output_index\":0,\"content_index\":0,"
+      "{}event: response.output_text.done\ndata: {{\"type\":\"response.output_text.done\","
+      "\"sequence_number\":{},\"item_id\":\"{}\",\"output_index\":{},\"content_index\":0,"
       "\"text\":{},\"logprobs\":[]}}\n\n"
       "event: response.content_part.done\ndata: {{\"type\":\"response.content_part.done\","
-      "\"sequence_number\":{},\"item_id\":\"{}\",\"output_index\":0,\"content_index\":0,"
+      "\"sequence_number\":{},\"item_id\":\"{}\",\"output_index\":{},\"content_index\":0,"
       "\"part\":{{\"type\":\"output_text\",\"annotations\":[],\"logprobs\":[],\"text\":{}}}}}\n\n"
       "event: response.output_item.done\ndata: {{\"type\":\"response.output_item.done\","
-      "\"sequence_number\":{},\"output_index\":0,\"item\":{{\"id\":\"{}\",\"type\":\"message\","
+      "\"sequence_number\":{},\"output_index\":{},\"item\":{{\"id\":\"{}\",\"type\":\"message\","
       "\"status\":\"{}\",\"role\":\"assistant\",\"content\":[{{\"type\":\"output_text\","
       "\"annotations\":[],\"logprobs\":[],\"text\":{}}}]}}}}\n\n"
       "event: response.{}\ndata: {{\"type\":\"response.{}\",\"sequence_number\":{},"
       "\"response\":{}}}\n\n",
-      4 + n, item_id(), text, 5 + n, item_id(), text, 6 + n, item_id(), item_status, text, status,
-      status, 7 + n, responses_object(status, text_));
+      no_content ? responses_reasoning_to_message(4 + r) : "", 4 + off + n, item_id(), out_index,
+      text, 5 + off + n, item_id(), out_index, text, 6 + off + n, out_index, item_id(), item_status,
+      text, status, status, 7 + off + n, responses_object(status, reasoning_, text_));
 }
 
-std::string Formatter::events_full_response(std::string_view text) const {
-  if (req_.api == ApiKind::anthropic)
+std::string Formatter::events_full_response(std::string_view reasoning,
+                                            std::string_view text) const {
+  if (req_.api == ApiKind::anthropic) {
+    const std::string thinking =
+        req_.reasoning_tokens > 0
+            ? fmt::format(R"({{"type":"thinking","thinking":{},"signature":"c2ltdWxhdGVk"}},)",
+                          quote(reasoning))
+            : "";
     return fmt::format(R"({{"id":"{}","type":"message","role":"assistant","model":{},"content":[)"
-                       R"({{"type":"text","text":{}}}],"stop_reason":"{}","stop_sequence":null,)"
+                       R"({}{{"type":"text","text":{}}}],"stop_reason":"{}","stop_sequence":null,)"
                        R"("usage":{{"input_tokens":{},"output_tokens":{}}}}})",
-                       id_, model_json_, quote(text), finish_reason(), req_.prompt_tokens,
+                       id_, model_json_, thinking, quote(text), finish_reason(), req_.prompt_tokens,
                        req_.output_tokens);
-  return responses_object(finish_reason(), text);
+  }
+  return responses_object(finish_reason(), reasoning, text);
 }
 
 }  // namespace sb::sim

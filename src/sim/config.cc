@@ -277,6 +277,8 @@ void validate(const TextOptions& t) {
   if (t.chars_per_token < 1) refuse("chars-per-token", t.chars_per_token, "must be >= 1");
   if (!(t.eos_probability >= 0 && t.eos_probability < 1))
     refuse("eos-probability", t.eos_probability, "must be in [0, 1)");
+  if (t.reasoning_length < 0)
+    refuse("reasoning-length", t.reasoning_length, "must be >= 0 (0: no reasoning)");
   if (t.chat_tokens_per_message < 0 || t.default_max_tokens_completions < 1)
     throw usage_error(fmt::format(
         "sim: chat template tokens {} must be >= 0 and the completions max_tokens default {} >= 1",

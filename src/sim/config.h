@@ -176,6 +176,13 @@ struct TextOptions {
   int chat_tokens_per_message = 0;          // template tokens added per chat message
   int default_max_tokens_completions = 16;  // OpenAI completions default max_tokens
   double eos_probability = 0;  // per-token chance of EOS (after the first) unless ignore_eos
+  // Reasoning models (docs/simulator.md): the first reasoning_length generated tokens of each
+  // request are reasoning, streamed as chat delta.reasoning_content, Responses
+  // response.reasoning_text.delta, Anthropic thinking_delta; the usage counts them. They are
+  // part of the output length asked for (OpenAI's max_completion_tokens) and ordinary decode
+  // tokens for the cost model. TGI, completions and llama.cpp responses have no reasoning field
+  // and stream every token as text. 0: no reasoning.
+  int64_t reasoning_length = 0;
 
   bool operator==(const TextOptions&) const = default;
 };

@@ -228,6 +228,7 @@ Cut cut_after(const Faults& f, int64_t sent) {
 LlamaTimings llamacpp_timings(const TraceRecord& tr) {
   LlamaTimings t;
   t.prompt_n = tr.prompt_tokens;
+  t.cache_n = tr.cached_tokens;
   t.predicted_n = static_cast<int64_t>(tr.token_due_ns.size());
   if (tr.admission_ns >= 0 && !tr.token_due_ns.empty()) {
     t.prompt_ms = static_cast<double>(tr.token_due_ns.front() - tr.admission_ns) / 1e6;
@@ -314,6 +315,7 @@ awaitable<bool> respond(Generation& gen) {
     const SchedEvent& e = it.event;
     if (e.kind == SchedEvent::Kind::admitted) {
       x.tr.admission_ns = trace_ns(e.time);
+      x.tr.cached_tokens = e.cached_tokens;
       continue;
     }
     if (f.stall_ms > 0 && !gen.stalled && gen.sent >= f.stall_after) {

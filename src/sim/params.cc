@@ -151,6 +151,9 @@ const Param kParams[] = {
     {{"chars-per-token", "prompt tokens = ceil(bytes / this)"}, SB_INT(text.chars_per_token)},
     {{"eos-probability", "per-token chance of stopping early unless ignore_eos"},
      SB_NUM(text.eos_probability)},
+    {{"reasoning-length",
+      "reasoning tokens first in each chat, responses and messages reply (part of max_tokens)"},
+     SB_INT(text.reasoning_length)},
     {{"fault-rate", "global fault rates, e.g. 503=0.01,reset=0.001"},
      [](SimConfig& c, const std::string&, const std::string& v) {
        c.faults = parse_fault_rates(v);

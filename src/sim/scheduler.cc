@@ -137,7 +137,7 @@ void Scheduler::finish_step(TimePoint t, std::vector<SchedEvent>& out) {
     if (!token || q.cancelled) continue;
     ++q.generated;
     out.push_back({SchedEvent::Kind::token, q.r.id, t, q.generated, step_batch_,
-                   q.generated >= q.r.output_tokens});
+                   q.generated >= q.r.output_tokens, 0});
   }
   auto done = [&](const Req& q) { return q.cancelled || q.generated >= q.r.output_tokens; };
   for (auto& q : running_)
@@ -187,7 +187,7 @@ Nanos Scheduler::admit_front(TimePoint t, std::vector<SchedEvent>& out) {
   Nanos overhead{0};
   if (!q.admitted) {
     q.admitted = true;
-    out.push_back({SchedEvent::Kind::admitted, q.r.id, t, 0, 0, false});
+    out.push_back({SchedEvent::Kind::admitted, q.r.id, t, 0, 0, false, cached});
     if (cfg_.sched.serial_lock) overhead = cost_.request_overhead();
   }
   running_.push_back(std::move(q));

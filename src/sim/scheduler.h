@@ -65,6 +65,9 @@ struct SchedEvent {
   int64_t index = 0;   // token: 1-based index
   int batch_size = 0;  // running batch size of the step
   bool last = false;   // token: the request's last token
+  // admitted: prompt tokens the prefix cache served at its first admission (their prefill
+  // skipped); llama.cpp's timings.cache_n.
+  int64_t cached_tokens = 0;
 };
 
 struct SchedStats {

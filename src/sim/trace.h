@@ -35,6 +35,7 @@ struct TraceRecord {
   int64_t prompt_tokens = 0;
   int64_t max_new_tokens = 0;
   int64_t output_tokens = 0;  // tokens sent
+  int64_t cached_tokens = 0;  // prompt tokens the prefix cache served (SchedEvent)
   int status = 0;             // HTTP status sent (200 for streams, even with in-stream errors)
   std::string error;          // "" | overloaded | queue_full | validation | fault:... | client_gone
   std::string fault;          // the x-sim-fault header / drawn faults

@@ -1,5 +1,7 @@
 #include "workload/output_tokens.h"
 
+#include <algorithm>
+
 namespace sb::workload {
 
 void count_output_tokens(const tokenizer::Tokenizer& tok, metrics::RequestRecord& record) {
@@ -13,7 +15,8 @@ void count_output_tokens(const tokenizer::Tokenizer& tok, metrics::RequestRecord
     record.output_tokens_alt = -1;
     record.output_tokens_alt_source = TokenSource::none;
   }
-  record.output_tokens = tok.count(record.output_text);
+  record.output_tokens =
+      tok.count(record.output_text) + std::max<int64_t>(record.reasoning_tokens, 0);
   record.output_tokens_source = TokenSource::tokenizer;
 }
 

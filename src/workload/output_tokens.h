@@ -12,7 +12,9 @@
 namespace sb::workload {
 
 // Recounts `record` when it holds output text; leaves it as it is otherwise (no output, or
-// text not kept). Reasoning text is not in output_text and is not counted.
+// text not kept). Reasoning text is not in output_text: a request that reasoned keeps its
+// reasoning_tokens (usage or estimate) and they are added to the tokenizer's count, so that
+// output_tokens counts every generated token, reasoning included (docs/metrics.md).
 void count_output_tokens(const tokenizer::Tokenizer& tok, metrics::RequestRecord& record);
 
 }  // namespace sb::workload

@@ -17,6 +17,8 @@
 #include "workload/rng.h"
 #include "workload/synthetic_text.h"
 #include "workload/token_estimate.h"
+#include "workload/trace.h"
+#include "workload/trace_prompt.h"
 
 namespace sb::workload {
 namespace {
@@ -141,6 +143,11 @@ PromptSource::PromptSource(const WorkloadConfig& config,
     throw usage_error(
         "--scenario, --dataset, --shared-prefix and --prompt-file exclude each other; give one "
         "source of prompts");
+  if (c.trace && (sources > 0 || !c.input_dist.empty() || !c.output_dist.empty()))
+    throw usage_error(
+        "--trace gives every request's prompt and output lengths: leave out --scenario, "
+        "--dataset, --shared-prefix, --prompt-file, --input-dist and --output-dist");
+  if (c.trace && c.trace->entries.empty()) throw usage_error("--trace: the trace holds no entry");
   if (!tokenizer_ && !c.tokenizer.empty()) tokenizer_ = tokenizer::load_tokenizer(c.tokenizer);
 
   const auto format = dataset_format_from_string(c.dataset_format);
@@ -292,6 +299,18 @@ void PromptSource::load_dataset() {
 }
 
 WorkItem PromptSource::item(uint64_t index) const {
+  if (config_.trace) {
+    const Trace& t = *config_.trace;
+    const bool warm = index < config_.trace_first_id;
+    const uint64_t k = (warm ? index : index - config_.trace_first_id) % t.entries.size();
+    TraceEntry e = t.entries[k];
+    if (warm) e.hash_ids.clear();
+    WorkItem item;
+    item.prompt = trace_prompt(tokenizer_.get(), config_.seed, index, e, t.spec.block_tokens);
+    item.input_tokens = count_tokens(item.prompt);
+    item.max_tokens = std::max<int64_t>(1, e.output_tokens);
+    return item;
+  }
   if (config_.replay && !config_.replay->empty()) {
     const ReplayLength& r = (*config_.replay)[index % config_.replay->size()];
     WorkItem item;

@@ -16,6 +16,8 @@
 
 namespace sb::workload {
 
+struct Trace;  // workload/trace.h
+
 struct WorkItem {
   std::string prompt;
   std::string messages_json;  // a JSON array of chat messages sent as-is; empty: use prompt
@@ -50,6 +52,13 @@ struct WorkloadConfig {
   // (as estimated: 4 characters a token), asking for its max_tokens, in its class. When
   // non-empty it replaces every other source and length setting. Not echoed in summary.json.
   std::shared_ptr<const std::vector<ReplayLength>> replay;
+  // Trace replay (--trace, workload/trace.h): request id i >= trace_first_id sends entry
+  // (i - trace_first_id) % entries: trace_prompt.h's prompt of its input length (its hash
+  // blocks first) and max_tokens its output length (at least 1). A warm-up request (id below
+  // trace_first_id) takes entry id's lengths with a prompt of its own (no hash blocks: it warms
+  // no prefix the trace shares). Excludes the other sources; echoed as summary.json `trace`.
+  std::shared_ptr<const Trace> trace;
+  uint64_t trace_first_id = 0;  // the first measured request's id (--warmup)
 };
 
 // The shared-prefix generator's shape (--shared-prefix).

@@ -52,6 +52,8 @@ metrics::RequestRecord sample(uint64_t id) {
   r.output_tokens_source = metrics::TokenSource::details;
   r.output_tokens_alt = 8;
   r.output_tokens_alt_source = metrics::TokenSource::estimate;
+  r.reasoning_tokens = 5;
+  r.reasoning_tokens_source = metrics::TokenSource::usage;
   r.output_text = "hello";
   r.quality = std::make_shared<const quality::RequestQuality>(sample_quality(static_cast<int>(id)));
   r.events = 3;
@@ -96,8 +98,8 @@ void expect_same_quality(const quality::RequestQuality& a, const quality::Reques
 void expect_same(const metrics::RequestRecord& a, const metrics::RequestRecord& b) {
   const auto& [id, request_class, warmup, status, error_class, error, t_sched_ns, t_send_ns,
                t_first_ns, t_first_content_ns, t_last_ns, t_end_ns, input_tokens, output_tokens,
-               output_tokens_source, output_tokens_alt, output_tokens_alt_source, output_text,
-               quality, client, server, events, itl_ms] = a;
+               output_tokens_source, output_tokens_alt, output_tokens_alt_source, reasoning_tokens,
+               reasoning_tokens_source, output_text, quality, client, server, events, itl_ms] = a;
   EXPECT_EQ(id, b.id);
   EXPECT_EQ(request_class, b.request_class);
   EXPECT_EQ(warmup, b.warmup);
@@ -115,6 +117,8 @@ void expect_same(const metrics::RequestRecord& a, const metrics::RequestRecord& 
   EXPECT_EQ(output_tokens_source, b.output_tokens_source);
   EXPECT_EQ(output_tokens_alt, b.output_tokens_alt);
   EXPECT_EQ(output_tokens_alt_source, b.output_tokens_alt_source);
+  EXPECT_EQ(reasoning_tokens, b.reasoning_tokens);
+  EXPECT_EQ(reasoning_tokens_source, b.reasoning_tokens_source);
   EXPECT_EQ(output_text, b.output_text);
   ASSERT_EQ(quality == nullptr, b.quality == nullptr);
   if (quality) expect_same_quality(*quality, *b.quality);
@@ -162,10 +166,12 @@ TEST(RecordCodec, SampleSetsEveryFieldToANonDefaultValue) {
                           {s.t_end_ns, d.t_end_ns},
                           {s.input_tokens, d.input_tokens},
                           {s.output_tokens, d.output_tokens},
-                          {s.output_tokens_alt, d.output_tokens_alt}})
+                          {s.output_tokens_alt, d.output_tokens_alt},
+                          {s.reasoning_tokens, d.reasoning_tokens}})
     EXPECT_NE(got, def);
   EXPECT_NE(s.output_tokens_source, d.output_tokens_source);
   EXPECT_NE(s.output_tokens_alt_source, d.output_tokens_alt_source);
+  EXPECT_NE(s.reasoning_tokens_source, d.reasoning_tokens_source);
   EXPECT_NE(s.output_text, d.output_text);
   ASSERT_NE(s.quality, nullptr);
   EXPECT_EQ(d.quality, nullptr);

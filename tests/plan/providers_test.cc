@@ -103,7 +103,8 @@ TEST(Providers, EachBrokenFieldHasItsOwnMessageWithFileLineAndColumn) {
       {"providers:\n  - id: a\n    sim: h100\n",
        "providers.yaml:3:10: providers[0] (a).sim: unknown preset 'h100'"},
       {"providers:\n  - id: a\n    base_url: http://x\n    api: grpc\n",
-       "providers.yaml:4:10: providers[0] (a).api: 'grpc': expected tgi, openai or openai-chat"},
+       "providers.yaml:4:10: providers[0] (a).api: 'grpc': expected tgi, openai, openai-chat, "
+       "llamacpp, openai-responses or anthropic"},
       {"providers:\n  - id: a\n    base_url: http://x\n    launch: {command: run}\n",
        "providers.yaml:4:13: providers[0] (a).launch.ready_url: missing"},
       {"providers:\n  - id: a\n    base_url: http://x\n    launch: {ready_url: "

@@ -15,8 +15,9 @@ TEST(TerminalSummary, ContainsTheRowsAndSections) {
                            "p50", "p90", "p99", "max", "Throughput:", "Goodput:", "server_error",
                            "closed loop, concurrency 8", "Late sends: 1"})
     EXPECT_NE(out.find(want), std::string::npos) << want << "\n" << out;
-  // ttft_content equals ttft in the fixture: the row is omitted.
-  EXPECT_EQ(out.find("ttft_content"), std::string::npos) << out;
+  // ttft_content (TTFO) equals ttft in the fixture: the row is omitted.
+  EXPECT_EQ(out.find("ttfo"), std::string::npos) << out;
+  EXPECT_EQ(out.find("Reasoning:"), std::string::npos) << out;
   EXPECT_NE(out.find("75.00"), std::string::npos) << out;  // mean ttft (50 + 100) / 2
 }
 
@@ -28,7 +29,7 @@ TEST(TerminalSummary, ShowsTtftContentWhenItDiffers) {
   info.load_mode = "open";
   info.target_rate = 5;
   const std::string out = format_terminal_summary(metrics::summarize_run(recs, info));
-  EXPECT_NE(out.find("ttft_content"), std::string::npos) << out;
+  EXPECT_NE(out.find("ttfo"), std::string::npos) << out;
   EXPECT_NE(out.find("open loop, target 5.00 req/s"), std::string::npos) << out;
 }
 

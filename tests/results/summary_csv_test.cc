@@ -28,7 +28,7 @@ TEST(SummaryCsv, HeaderAndRowAgree) {
   const auto header = split(summary_csv_header());
   const auto row = split(summary_csv_row(s));
   ASSERT_EQ(header.size(), row.size());
-  EXPECT_EQ(header.size(), 8u + 16u + 3u);
+  EXPECT_EQ(header.size(), 8u + 16u + 4u);
   auto col = [&](const std::string& name) {
     for (size_t i = 0; i < header.size(); ++i)
       if (header[i] == name) return row[i];
@@ -47,6 +47,21 @@ TEST(SummaryCsv, HeaderAndRowAgree) {
   EXPECT_DOUBLE_EQ(std::stod(col("error_rate")), 1.0 / 3);
   EXPECT_DOUBLE_EQ(std::stod(col("goodput_fraction")), 2.0 / 3);
   EXPECT_DOUBLE_EQ(std::stod(col("goodput_requests_per_s")), 2.0);
+  EXPECT_EQ(col("abandonment_rate"), "");  // no --abandon-after: users never gave up
+}
+
+TEST(SummaryCsv, AbandonmentRateWithAbandonAfter) {
+  metrics::RunInfo info = testing::fixture_info();
+  info.abandon_after_s = 2.0;
+  auto records = testing::fixture_records();
+  records.back().error_class = ErrorClass::abandoned;
+  const auto s = metrics::summarize_run(records, info);
+  ASSERT_TRUE(s.abandonment);
+  const auto header = split(summary_csv_header());
+  const auto row = split(summary_csv_row(s));
+  ASSERT_EQ(header.size(), row.size());
+  ASSERT_EQ(header.back(), "abandonment_rate");
+  EXPECT_DOUBLE_EQ(std::stod(row.back()), 1.0 / 3);
 }
 
 TEST(SummaryCsv, OpenLoopAndEmpty) {

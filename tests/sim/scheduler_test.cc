@@ -459,6 +459,11 @@ TEST(SchedulerPrefix, CacheHitSkipsThePrefillOfCachedBlocks) {
   EXPECT_EQ(r.tokens(2), (std::vector<double>{200 + 36 + 10}));
   EXPECT_EQ(r.tokens(3), (std::vector<double>{400 + 100 + 10}));
   EXPECT_EQ(r.s.stats().prefix_hit_tokens, 64);
+  // Each request's admitted event says what the cache served it (llama.cpp's cache_n).
+  std::vector<int64_t> cached;
+  for (const SchedEvent& e : r.ev)
+    if (e.kind == SchedEvent::Kind::admitted) cached.push_back(e.cached_tokens);
+  EXPECT_EQ(cached, (std::vector<int64_t>{0, 64, 0}));
 }
 
 TEST(SchedulerPrefix, OffByDefaultForTgi) {
