@@ -4,6 +4,7 @@
 // their answers were sent. A generous wait abandons none.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -130,17 +131,21 @@ TEST(AbandonSim, AGenerousWaitAbandonsNone) {
 TEST(AbandonSim, ARequestQueuedInTheClientPastItsWaitIsNeverSent) {
   // --max-concurrency 1: requests wait in the client for the one slot, their intended send
   // times passing. The users' wait counts from those times, so the later ones give up before
-  // they are sent, and the server never sees them.
+  // they are sent, and the server never sees them. Each answer takes a third of the users'
+  // patience (one token per ~1 ms step), so whatever slack() widens the patience to, the
+  // client's queue outgrows it within a few requests: 30 arrivals 10 ms apart queue
+  // 30 x (patience/3 - 10 ms) in all, more than the patience for any patience >= 100 ms.
   auto sim = serial_sim();
   auto cfg = config_for(*sim, protocol::Api::tgi);
+  const int patience_ms = static_cast<int>(100 * slack());
   cfg.load.mode = engine::LoadMode::open;
   cfg.load.request_rate = 100;
   cfg.load.arrival = load::Arrival::constant;
   cfg.load.max_concurrency = 1;
   cfg.load.num_requests = 30;
   cfg.workers = 1;
-  cfg.workload.output_tokens = kOutputTokens;
-  cfg.timeouts.abandon_after = std::chrono::milliseconds(static_cast<int>(100 * slack()));
+  cfg.workload.output_tokens = std::max(kOutputTokens, patience_ms / 3);
+  cfg.timeouts.abandon_after = std::chrono::milliseconds(patience_ms);
   const auto result = engine::run_benchmark(cfg, {});
   ASSERT_EQ(result.records.size(), 30u);
   const auto trace = trace_by_id(*sim);
