@@ -1,0 +1,380 @@
+// The client's CPU per streamed event beside a minimal epoll reader's (issue 21, item 1):
+// the same paced SSE server, the same streams, measured in the same run.
+//
+// Three processes: a paced server pinned to one core (one thread, epoll; every stream gets an
+// OpenAI /v1/completions event every 1/rate s, each event its own HTTP chunk, keep-alive), and
+// in turn, pinned to the other core, (a) the minimal reader: N sockets, level-triggered epoll,
+// one read per readable socket until EAGAIN, event boundaries ("\n\n") found with memchr and
+// each stamped with clock_gettime; nothing else; (b) servebench's engine with one worker (the
+// whole client: HTTP, chunked decoding, SSE, JSON, records), no request log. A process's CPU is
+// its rusage (user + system, every thread), so the figures hold on a loaded machine better
+// than wall times; the ratio (b)/(a) is the target (<= 1.15).
+//
+//   event_cost_bench [rounds=2] [seconds=6] [streams=both|256|1000] [client=both|bare|sb]
+// (the last two pick one level or one client, e.g. to run the client under perf)
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sched.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engine/engine.h"
+#include "net/url.h"
+
+namespace {
+
+using namespace sb;
+
+void pin_to_core(int core) {
+  const int cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(core % std::max(1, cores), &set);
+  sched_setaffinity(0, sizeof set, &set);  // best effort: a 1-core machine shares it
+}
+
+void raise_fd_limit() {
+  rlimit lim{};
+  getrlimit(RLIMIT_NOFILE, &lim);
+  lim.rlim_cur = lim.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &lim);
+}
+
+int64_t now_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+struct Usage {
+  double user_s = 0, system_s = 0;
+  double total() const { return user_s + system_s; }
+};
+
+Usage usage_of(const rusage& u) {
+  return {static_cast<double>(u.ru_utime.tv_sec) + static_cast<double>(u.ru_utime.tv_usec) / 1e6,
+          static_cast<double>(u.ru_stime.tv_sec) + static_cast<double>(u.ru_stime.tv_usec) / 1e6};
+}
+
+// One OpenAI completion event, as vLLM writes it, in its own HTTP chunk.
+std::string event_chunk(bool last) {
+  const std::string e = fmt::format(
+      "data: {{\"id\":\"cmpl-000000000000002a00000000000004d2\",\"object\":\"text_completion\","
+      "\"created\":1764720000,\"model\":\"m\",\"choices\":[{{\"index\":0,\"text\":\" token\","
+      "\"logprobs\":null,\"finish_reason\":{},\"stop_reason\":null}}]}}\n\n{}",
+      last ? "\"length\"" : "null", last ? "data: [DONE]\n\n" : "");
+  return fmt::format("{:x}\r\n{}\r\n", e.size(), e);
+}
+
+// The paced server: serves until stop_fd reads end of file. Each request (a POST with a
+// Content-Length) gets `tokens` events, one every `interval_ns`, from the time it arrived.
+void serve_paced(int stop_fd, int port_fd, int64_t tokens, int64_t interval_ns) {
+  const int lfd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::bind(lfd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(lfd, 4096) != 0)
+    _exit(1);
+  socklen_t alen = sizeof a;
+  ::getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &alen);
+  const uint16_t port = ntohs(a.sin_port);
+  if (::write(port_fd, &port, sizeof port) != sizeof port) _exit(1);
+  const int ep = ::epoll_create1(0);
+  auto add = [&](int fd) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = fd;
+    ::epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+  };
+  add(lfd);
+  add(stop_fd);
+  struct Conn {
+    std::string in;
+    int64_t left = 0;     // events still to send on the current stream
+    int64_t next_ns = 0;  // when the next one is due
+  };
+  std::vector<Conn> conns;
+  std::vector<int> open;  // fds with a Conn
+  const std::string head =
+      "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n"
+      "transfer-encoding: chunked\r\n\r\n";
+  const std::string mid = event_chunk(false);
+  const std::string end = event_chunk(true) + "0\r\n\r\n";
+  epoll_event evs[512];
+  for (;;) {
+    int64_t next_due = INT64_MAX;
+    for (int fd : open)
+      if (conns[static_cast<size_t>(fd)].left > 0)
+        next_due = std::min(next_due, conns[static_cast<size_t>(fd)].next_ns);
+    const int64_t wait_ns = next_due == INT64_MAX ? -1 : std::max<int64_t>(0, next_due - now_ns());
+    const int n = ::epoll_wait(
+        ep, evs, 512, wait_ns < 0 ? -1 : static_cast<int>((wait_ns + 999'999) / 1'000'000));
+    for (int i = 0; i < n; ++i) {
+      const int fd = evs[i].data.fd;
+      if (fd == stop_fd) return;
+      if (fd == lfd) {
+        for (int c; (c = ::accept4(lfd, nullptr, nullptr, SOCK_NONBLOCK)) >= 0;) {
+          const int one = 1;
+          ::setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+          if (conns.size() <= static_cast<size_t>(c)) conns.resize(static_cast<size_t>(c) + 1);
+          conns[static_cast<size_t>(c)] = Conn{};
+          open.push_back(c);
+          add(c);
+        }
+        continue;
+      }
+      Conn& c = conns[static_cast<size_t>(fd)];
+      char buf[8192];
+      ssize_t r;
+      while ((r = ::recv(fd, buf, sizeof buf, 0)) > 0) c.in.append(buf, static_cast<size_t>(r));
+      if (r == 0) {
+        ::close(fd);
+        open.erase(std::find(open.begin(), open.end(), fd));
+        continue;
+      }
+      const size_t hdr = c.in.find("\r\n\r\n");
+      if (hdr == std::string::npos || c.left > 0) continue;
+      std::string lower = c.in.substr(0, hdr);
+      std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+      const size_t cl = lower.find("content-length:");
+      const size_t body = cl == std::string::npos ? 0 : std::stoul(lower.substr(cl + 15));
+      if (c.in.size() < hdr + 4 + body) continue;
+      c.in.erase(0, hdr + 4 + body);
+      if (::send(fd, head.data(), head.size(), MSG_NOSIGNAL) < 0) continue;
+      c.left = tokens;
+      c.next_ns = now_ns() + interval_ns;
+    }
+    const int64_t t = now_ns();
+    for (int fd : open) {
+      Conn& c = conns[static_cast<size_t>(fd)];
+      if (c.left <= 0 || c.next_ns > t) continue;
+      const std::string& out = c.left == 1 ? end : mid;
+      if (::send(fd, out.data(), out.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(out.size())) {
+        --c.left;
+        c.next_ns += interval_ns;
+      }
+    }
+  }
+}
+
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;  // the server: its stop pipe; a client: its result pipe
+};
+
+Child spawn_server(int64_t tokens, int64_t interval_ns, uint16_t& port) {
+  int port_pipe[2], stop_pipe[2];
+  if (pipe(port_pipe) != 0 || pipe(stop_pipe) != 0) std::abort();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(port_pipe[0]);
+    close(stop_pipe[1]);
+    pin_to_core(1);
+    raise_fd_limit();
+    serve_paced(stop_pipe[0], port_pipe[1], tokens, interval_ns);
+    _exit(0);
+  }
+  close(port_pipe[1]);
+  close(stop_pipe[0]);
+  if (read(port_pipe[0], &port, sizeof port) != sizeof port) std::abort();
+  close(port_pipe[0]);
+  return {pid, stop_pipe[1]};
+}
+
+// The minimal reader: `streams` connections, `requests` requests in all (closed loop), each
+// answered by `tokens` events. Returns the events it stamped.
+uint64_t minimal_reader(uint16_t port, int streams, int64_t requests, int64_t tokens) {
+  const std::string req = fmt::format(
+      "POST /v1/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+      "content-length: 2\r\n\r\n{{}}");
+  const int ep = ::epoll_create1(0);
+  struct Stream {
+    int64_t boundaries = 0;  // "\n\n" seen in this response
+    int64_t trailer = 0;     // bytes after the last boundary (the final chunk's 7)
+    bool newline = false;    // the last byte read was '\n'
+  };
+  std::vector<Stream> st(static_cast<size_t>(streams));
+  std::vector<int> fds(static_cast<size_t>(streams));
+  std::vector<int64_t> stamps(static_cast<size_t>(tokens + 2) * static_cast<size_t>(streams));
+  int64_t sent = 0, done = 0;
+  uint64_t events = 0;
+  for (int i = 0; i < streams; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(port);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) std::abort();
+    const int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    fds[static_cast<size_t>(i)] = fd;
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u32 = static_cast<uint32_t>(i);
+    ::epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+    if (sent<requests&& ::send(fd, req.data(), req.size(), MSG_NOSIGNAL)> 0) ++sent;
+  }
+  const int64_t boundaries_per_response = tokens + 1;  // the events and [DONE]
+  epoll_event evs[512];
+  char buf[65536];
+  while (done < requests) {
+    const int n = ::epoll_wait(ep, evs, 512, -1);
+    for (int k = 0; k < n; ++k) {
+      const size_t i = evs[k].data.u32;
+      Stream& s = st[i];
+      int64_t* stamp = &stamps[i * static_cast<size_t>(tokens + 2)];
+      for (;;) {
+        const ssize_t r = ::recv(fds[i], buf, sizeof buf, MSG_DONTWAIT);
+        if (r <= 0) break;
+        const int64_t t = now_ns();
+        const char* p = buf;
+        const char* e = buf + r;
+        if (s.boundaries == boundaries_per_response) s.trailer += r;
+        while (s.boundaries < boundaries_per_response) {
+          if (s.newline && p < e && *p == '\n') {
+            stamp[s.boundaries++] = t;
+            s.newline = false;
+            ++p;
+            if (s.boundaries == boundaries_per_response) s.trailer = e - p;
+            continue;
+          }
+          if (p == e) break;  // keeps `newline` for the next read
+          const void* nl = std::memchr(p, '\n', static_cast<size_t>(e - p));
+          if (!nl) {
+            s.newline = false;
+            break;
+          }
+          p = static_cast<const char*>(nl) + 1;
+          s.newline = true;
+        }
+        if (s.boundaries == boundaries_per_response && s.trailer >= 7) {
+          events += static_cast<uint64_t>(tokens);
+          ++done;
+          s = Stream{};
+          if (sent<requests&& ::send(fds[i], req.data(), req.size(), MSG_NOSIGNAL)> 0) ++sent;
+        }
+      }
+    }
+  }
+  for (int fd : fds) ::close(fd);
+  ::close(ep);
+  return events;
+}
+
+uint64_t servebench_client(uint16_t port, int streams, int64_t requests, int64_t tokens) {
+  engine::EngineConfig c;
+  c.client.url = net::parse_url(fmt::format("http://127.0.0.1:{}", port));
+  c.adapter.api = protocol::Api::openai;
+  c.adapter.model = "m";
+  c.workers = 1;
+  c.load.concurrency = streams;
+  c.load.num_requests = requests;
+  c.workload.input_tokens = 16;
+  c.workload.output_tokens = tokens;
+  c.timeouts.first_token = std::chrono::seconds(120);
+  c.timeouts.total = std::chrono::seconds(600);
+  const auto result = engine::run_benchmark(c, {});
+  uint64_t events = 0;
+  for (const auto& r : result.records) events += r.ok() ? r.events : 0;
+  return events;
+}
+
+struct Measured {
+  Usage cpu;
+  uint64_t events = 0;
+  double wall_s = 0;
+  double us_per_event() const { return cpu.total() / static_cast<double>(events) * 1e6; }
+};
+
+// Runs `client` in a child process pinned to core 0; its rusage is the client's alone.
+template <typename Client>
+Measured in_child(Client client) {
+  int out[2];
+  if (pipe(out) != 0) std::abort();
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(out[0]);
+    pin_to_core(0);
+    raise_fd_limit();
+    const uint64_t events = client();
+    if (write(out[1], &events, sizeof events) != sizeof events) _exit(1);
+    _exit(0);
+  }
+  close(out[1]);
+  Measured m;
+  if (read(out[0], &m.events, sizeof m.events) != sizeof m.events) m.events = 0;
+  close(out[0]);
+  int status = 0;
+  rusage u{};
+  wait4(pid, &status, 0, &u);
+  m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m.cpu = usage_of(u);
+  return m;
+}
+
+void level(int streams, int rate, int seconds, int rounds, const std::string& client) {
+  const int64_t tokens = rate;  // one-second answers
+  const int64_t requests = static_cast<int64_t>(streams) * seconds;
+  fmt::print("== {} streams x {} events/s, {} s per client, {} events expected ==\n", streams, rate,
+             seconds, requests * tokens);
+  for (int round = 1; round <= rounds; ++round) {
+    uint16_t port = 0;
+    Child server = spawn_server(tokens, 1'000'000'000 / rate, port);
+    Measured bare, sb;
+    if (client != "sb")
+      bare = in_child([&] { return minimal_reader(port, streams, requests, tokens); });
+    if (client != "bare")
+      sb = in_child([&] { return servebench_client(port, streams, requests, tokens); });
+    close(server.fd);
+    int status = 0;
+    rusage u{};
+    wait4(server.pid, &status, 0, &u);
+    auto row = [](const char* name, const Measured& m) {
+      fmt::print(
+          "  {:18} {:8} events in {:5.1f} s: user {:6.3f} s, system {:6.3f} s -> {:5.2f} us CPU "
+          "per event (user {:4.2f})\n",
+          name, m.events, m.wall_s, m.cpu.user_s, m.cpu.system_s, m.us_per_event(),
+          m.cpu.user_s / static_cast<double>(m.events) * 1e6);
+    };
+    fmt::print(" round {}\n", round);
+    if (bare.events > 0) row("minimal reader", bare);
+    if (sb.events > 0) row("servebench", sb);
+    if (bare.events > 0 && sb.events > 0)
+      fmt::print("  ratio servebench / minimal reader: {:.2f}x (target <= 1.15x)\n",
+                 sb.us_per_event() / bare.us_per_event());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int rounds = argc > 1 ? std::atoi(argv[1]) : 2;
+  const int seconds = argc > 2 ? std::atoi(argv[2]) : 6;
+  const std::string streams = argc > 3 ? argv[3] : "both";
+  const std::string client = argc > 4 ? argv[4] : "both";
+  try {
+    if (streams != "1000") level(256, 100, seconds, rounds, client);
+    if (streams != "256") level(1000, 50, seconds, rounds, client);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "event_cost_bench: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}
