@@ -39,6 +39,8 @@ std::string summary_csv_header() {
       "output_tokens_per_s";
   for (auto m : kLatencies)
     for (auto s : kStats) fmt::format_to(std::back_inserter(out), ",{}_{}_ms", m, s);
+  // Time to first output (content) token; reasoning: empty unless some request reasoned.
+  out += ",ttfo_p50_ms,ttfo_p99_ms,reasoning_tokens_mean,reasoning_ms_p50";
   out += ",error_rate,goodput_requests_per_s,goodput_fraction,abandonment_rate\n";
   return out;
 }
@@ -61,6 +63,14 @@ std::string summary_csv_row(const RunSummary& s) {
   stats_cells(out, s.metrics.ttft_ms);
   stats_cells(out, s.metrics.tpot_ms);
   stats_cells(out, s.metrics.itl_ms);
+  const auto& m = s.metrics;
+  auto stat = [](const Distribution& d, double v) {
+    return d.empty() ? std::nullopt : std::optional<double>(v);
+  };
+  cell(out, stat(m.ttft_content_ms, m.ttft_content_ms.p50));
+  cell(out, stat(m.ttft_content_ms, m.ttft_content_ms.p99));
+  cell(out, stat(m.reasoning_tokens, m.reasoning_tokens.mean));
+  cell(out, stat(m.reasoning_ms, m.reasoning_ms.p50));
   cell(out, s.requests.total > 0 ? std::optional<double>(static_cast<double>(s.requests.failed) /
                                                          static_cast<double>(s.requests.total))
                                  : std::nullopt);

@@ -28,7 +28,7 @@ TEST(SummaryCsv, HeaderAndRowAgree) {
   const auto header = split(summary_csv_header());
   const auto row = split(summary_csv_row(s));
   ASSERT_EQ(header.size(), row.size());
-  EXPECT_EQ(header.size(), 8u + 16u + 4u);
+  EXPECT_EQ(header.size(), 8u + 16u + 4u + 4u);
   auto col = [&](const std::string& name) {
     for (size_t i = 0; i < header.size(); ++i)
       if (header[i] == name) return row[i];
@@ -48,6 +48,36 @@ TEST(SummaryCsv, HeaderAndRowAgree) {
   EXPECT_DOUBLE_EQ(std::stod(col("goodput_fraction")), 2.0 / 3);
   EXPECT_DOUBLE_EQ(std::stod(col("goodput_requests_per_s")), 2.0);
   EXPECT_EQ(col("abandonment_rate"), "");  // no --abandon-after: users never gave up
+  // No request reasoned: TTFO is TTFT, and the reasoning cells are empty.
+  EXPECT_EQ(col("ttfo_p50_ms"), col("ttft_p50_ms"));
+  EXPECT_EQ(col("reasoning_tokens_mean"), "");
+  EXPECT_EQ(col("reasoning_ms_p50"), "");
+}
+
+TEST(SummaryCsv, ReasoningColumnsWhenRequestsReasoned) {
+  auto records = testing::fixture_records();
+  int reasoned = 0;
+  for (auto& r : records) {
+    if (!r.ok() || r.warmup) continue;
+    // 12 reasoning tokens, the first answer token 40 ms after the first reasoning token.
+    r.reasoning_tokens = 12;
+    r.t_first_content_ns = r.t_first_ns + 40'000'000;
+    ++reasoned;
+  }
+  ASSERT_EQ(reasoned, 2);
+  const auto s = metrics::summarize_run(records, testing::fixture_info());
+  const auto header = split(summary_csv_header());
+  const auto row = split(summary_csv_row(s));
+  ASSERT_EQ(header.size(), row.size());
+  auto col = [&](const std::string& name) {
+    for (size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return std::stod(row[i]);
+    ADD_FAILURE() << "no column " << name;
+    return 0.0;
+  };
+  EXPECT_DOUBLE_EQ(col("reasoning_tokens_mean"), 12);
+  EXPECT_DOUBLE_EQ(col("reasoning_ms_p50"), 40);
+  EXPECT_DOUBLE_EQ(col("ttfo_p50_ms"), col("ttft_p50_ms") + 40);
 }
 
 TEST(SummaryCsv, AbandonmentRateWithAbandonAfter) {
