@@ -8,11 +8,13 @@
 
 #include <fmt/format.h>
 
+#include "cli/session_flags.h"
 #include "cli/trace_flags.h"
 #include "common/error.h"
 #include "common/header_check.h"
 #include "common/redact.h"
 #include "common/units.h"
+#include "load/priority_mix.h"
 #include "protocol/adapter.h"
 
 namespace sb::cli {
@@ -72,6 +74,9 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
   app.add_option("--abandon-after", f.abandon_after,
                  "Users give up (class abandoned) when no first token arrived this long after "
                  "the intended send time (e.g. 5s)");
+  app.add_option("--priority-mix", f.priority_mix,
+                 "Priority classes, most urgent first, with their shares of the requests "
+                 "(e.g. high:0.2,normal:0.8): vLLM's body priority and x-priority headers");
   app.add_option("--max-concurrency", f.max_concurrency,
                  "Open loop: cap on requests in flight (0 = none)");
   app.add_option("-n,--num-requests", f.num_requests, "Measured requests (e.g. 1000, 2k)");
@@ -119,6 +124,15 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
   app.add_option("--trace-block-tokens", f.trace_block_tokens,
                  "Prompt tokens one trace hash id stands for (Mooncake: 512)")
       ->capture_default_str();
+  app.add_option("--session-concurrency", f.session_concurrency,
+                 "Multi-turn sessions in flight (a closed loop over sessions; -n counts sessions); "
+                 "each turn carries the earlier turns' real answers");
+  app.add_option("--turns", f.turns,
+                 "Turns per session: N or a distribution, e.g. uniform:min=2,max=6 (default 3)");
+  app.add_option("--think-time", f.think_time,
+                 "Pause before each later turn: 2s | exp:2s | uniform:1s-3s (default 0)");
+  app.add_option("--session-header", f.session_header,
+                 "Send the session id in this header (router session affinity)");
   // Metrics and results.
   app.add_option("--goodput", f.goodput,
                  "SLO for goodput: ttft:MS, tpot:MS or e2e:MS (repeatable)");
@@ -302,6 +316,22 @@ int64_t sim_reasoning_length_of(const ProfFlags& f, protocol::Api api) {
   return f.sim_reasoning_length;
 }
 
+// --priority-mix: on the APIs whose servers take a priority. vLLM's completions and chat read a
+// top-level "priority" (lower = earlier, --scheduling-policy priority); TGI has no such
+// parameter, so it gets only the x-priority / x-priority-value headers (for a gateway, and
+// the simulator's TGI endpoints). llama.cpp, Responses, Anthropic and a generic body have none.
+load::PriorityMix priority_mix_of(const ProfFlags& f, protocol::Api api) {
+  if (f.priority_mix.empty()) return {};
+  load::PriorityMix mix = load::parse_priority_mix(f.priority_mix);
+  if (api != protocol::Api::openai && api != protocol::Api::openai_chat &&
+      api != protocol::Api::tgi)
+    throw usage_error(fmt::format(
+        "--priority-mix: --api {} has no request priority servebench can send; use --api "
+        "openai or openai-chat (vLLM's \"priority\" field) or tgi (the x-priority headers only)",
+        protocol::to_string(api)));
+  return mix;
+}
+
 }  // namespace
 
 ProfConfig to_prof_config(const ProfFlags& f) {
@@ -381,6 +411,7 @@ ProfConfig to_prof_config(const ProfFlags& f) {
 
   auto& l = e.load;
   check_trace_flags(f);
+  check_session_flags(f);
   if (!f.request_rate.empty() && !f.concurrency.empty())
     throw usage_error(
         "--concurrency (closed loop) and --request-rate (open loop) exclude each "
@@ -405,6 +436,7 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   if (f.num_requests.empty() && f.duration.empty()) l.num_requests = 100;
   l.warmup = parse_count(f.warmup, "--warmup");
   l.seed = f.seed;
+  l.priority_mix = priority_mix_of(f, *api);
 
   e.workload.input_tokens = parse_count(f.input_length, "--input-length");
   e.workload.output_tokens = parse_count(f.output_length, "--output-length");
@@ -418,7 +450,8 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   e.workload.shared_prefix = f.shared_prefix;
   e.workload.tokenizer = f.tokenizer;
   e.workload.seed = f.seed;
-  apply_trace_flags(f, e);  // --trace: the trace's schedule, lengths and prompts
+  apply_trace_flags(f, e);    // --trace: the trace's schedule, lengths and prompts
+  apply_session_flags(f, e);  // --session-concurrency: a closed loop over sessions
 
   pc.run.slo = metrics::parse_goodput_flags(f.goodput);
   pc.output_dir = f.output_dir;

@@ -41,6 +41,7 @@ struct ProfFlags {
   double burstiness = 1.0;
   std::string rate_pattern;   // --rate-pattern (load/rate_pattern.h); empty: steady
   std::string abandon_after;  // --abandon-after DURATION; empty: users never give up
+  std::string priority_mix;   // --priority-mix CLASS:SHARE,...; empty: no priority classes
   uint64_t seed = 0;
   std::string input_length = "256", output_length = "128", prompt_file;
   std::string scenario, dataset,
@@ -52,6 +53,9 @@ struct ProfFlags {
   std::string trace, trace_format, trace_window;
   double trace_speedup = 1.0;
   int64_t trace_block_tokens = 512;
+  // Sessions (workload/session_spec.h; docs/workloads.md): --session-concurrency N, --turns SPEC,
+  // --think-time SPEC, --session-header NAME; empty: not given.
+  std::string session_concurrency, turns, think_time, session_header;
   std::string output_dir, max_response_bytes = "64M", max_event_bytes = "1M";
   bool overwrite = false;
   double max_error_rate = -1;

@@ -45,6 +45,10 @@ int run_sweep(const SweepFlags& f, plan::RunExecutor& exec) {
     throw usage_error(
         "--trace replays a trace at its own times, one run: use `servebench prof --trace` "
         "(or `predict prof`), not sweep");
+  if (!f.prof.session_concurrency.empty())
+    throw usage_error(
+        "--session-concurrency runs sessions at their own concurrency, one run: use "
+        "`servebench prof --session-concurrency`, not sweep");
   const bool rate = !f.prof.request_rate.empty();
   const bool rate_search = !f.rate_search.empty();
   plan::Stage stage;

@@ -33,6 +33,15 @@ void validate(const EngineConfig& c) {
   if (l.num_requests == 0 && l.duration <= Nanos::zero())
     throw usage_error("give --num-requests N or --duration D (or both) to bound the run");
   if (l.warmup < 0) throw usage_error("--warmup: must not be negative");
+  if (l.sessions.enabled()) {
+    if (l.mode != LoadMode::closed || l.concurrency != l.sessions.concurrency)
+      throw usage_error(
+          "--session-concurrency: sessions are a closed loop of their own (concurrency = "
+          "--session-concurrency)");
+    if (!l.sessions.header.empty())
+      if (const std::string why = header_name_problem(l.sessions.header); !why.empty())
+        throw usage_error(fmt::format("--session-header: the header name {}", why));
+  }
   const auto& t = c.timeouts;
   for (auto [name, v] : {std::pair{"--connect-timeout", t.connect},
                          std::pair{"--first-token-timeout", t.first_token},

@@ -12,10 +12,12 @@
 #include "common/time_source.h"
 #include "engine/endpoint_picker.h"
 #include "load/arrival_schedule.h"
+#include "load/priority_mix.h"
 #include "net/client_options.h"
 #include "protocol/adapter.h"
 #include "quality/tokenizer.h"
 #include "workload/prompt_source.h"
+#include "workload/session_spec.h"
 
 namespace sb::engine {
 
@@ -47,10 +49,19 @@ struct LoadConfig {
   // start, given instead of drawn (mode open; request_rate is then the trace's mean rate, used
   // for sizing and reported as the target). Null: drawn from the arrival process.
   std::shared_ptr<const std::vector<Nanos>> trace_offsets;
+  // Sessions (--session-concurrency, workload/session_spec.h): when enabled the measured phase
+  // is a closed loop over sessions: `concurrency` (== sessions.concurrency) sessions in flight,
+  // each sending its turns one after another, every turn carrying the earlier turns' answers,
+  // with a think time before each turn after the first; num_requests then counts sessions.
+  workload::SessionSpec sessions;
   int64_t num_requests = 0;        // measured requests (0 = bounded by duration only)
   Nanos duration = Nanos::zero();  // stop issuing after this (0 = bounded by count only)
   int64_t warmup = 0;              // requests sent first and not measured
   uint64_t seed = 0;
+  // --priority-mix (load/priority_mix.h): each request's class, drawn from `seed` and its id;
+  // sent as vLLM's body "priority" (openai, openai-chat) and the x-priority / x-priority-value
+  // headers (every API). Empty: no classes, nothing sent.
+  load::PriorityMix priority_mix;
   // Distributed runs (src/mpi): this process sends only request ids first + k * shard_count +
   // shard_index of each phase (closed and open loop), with concurrency and max_concurrency
   // then meaning this process's own share. Defaults: the whole load.

@@ -25,12 +25,24 @@ nlohmann::json config_to_json(const EngineConfig& c) {
                {"seed", l.seed}};
   if (l.mode == LoadMode::closed) {
     load["concurrency"] = l.concurrency;
+    // --session-concurrency: num_requests counts sessions; summary.json `sessions`.
+    if (l.sessions.enabled())
+      load["sessions"] = {{"concurrency", l.sessions.concurrency},
+                          {"turns", l.sessions.turns.to_string()},
+                          {"think_time", l.sessions.think.to_string()},
+                          {"header", l.sessions.header}};
   } else {
     load["request_rate"] = l.request_rate;
     load["arrival"] = load::to_string(l.arrival);
     load["burstiness"] = l.burstiness;
     load["rate_pattern"] = load::to_string(l.rate_pattern);  // parse_rate_pattern reads it back
     load["max_concurrency"] = l.max_concurrency;
+  }
+  if (!l.priority_mix.empty()) {  // --priority-mix: summary.json `priority_classes`
+    json mix = json::array();
+    for (const auto& pc : l.priority_mix.classes)
+      mix.push_back({{"class", pc.name}, {"share", pc.share}, {"priority", pc.priority}});
+    load["priority_mix"] = std::move(mix);
   }
   return json{
       {"base_url", redact_url(c.client.url.to_string())},

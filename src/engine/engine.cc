@@ -132,7 +132,8 @@ LiveTotals live_totals(const Crew& crew) {
   }
   const LoadConfig& load = crew.config.load;
   t.elapsed_s = to_s(now_of(crew.config.time_source) - crew.run_start);
-  t.planned = static_cast<uint64_t>(load.num_requests + load.warmup);
+  // Sessions: num_requests counts sessions, whose turns are not known ahead.
+  t.planned = load.sessions.enabled() ? 0 : static_cast<uint64_t>(load.num_requests + load.warmup);
   t.planned_s = to_s(load.duration);
   return t;
 }
@@ -185,6 +186,12 @@ bool run_measured(Crew& crew) {
                            ? measured.first_index + static_cast<uint64_t>(load.num_requests)
                            : UINT64_MAX;
   measured.next = 0;  // closed loop claims count from 0 (Worker::closed_slot)
+  if (load.sessions.enabled()) {
+    // A closed loop over sessions: num_requests counts sessions (Worker::session_slot).
+    measured.sessions = true;
+    measured.end_index =
+        load.num_requests > 0 ? static_cast<uint64_t>(load.num_requests) : UINT64_MAX;
+  }
   if (load.mode == LoadMode::open) measured.schedule = &schedule;
   // Start a little ahead so every worker is waiting when the first send is due.
   measured.start = now_of(crew.config.time_source) + (load.mode == LoadMode::open ? 5ms : 0ms);

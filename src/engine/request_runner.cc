@@ -73,7 +73,7 @@ void set_error(metrics::RequestRecord& r, ErrorClass c, std::string message) {
 }  // namespace
 
 awaitable<void> run_request(const RequestTemplate& tmpl, Channel& channel, std::string_view body,
-                            metrics::RequestRecord& record) {
+                            metrics::RequestRecord& record, std::string_view more_headers) {
   auto& conn = channel.connection;
   const auto& to = tmpl.timeouts;
   auto& phases = record.client;
@@ -93,8 +93,14 @@ awaitable<void> run_request(const RequestTemplate& tmpl, Channel& channel, std::
     set_error(record, ErrorClass::abandoned, abandon_message(tmpl, record, "before it was sent"));
     co_return;
   }
-  const std::string id_header = fmt::format("x-request-id: servebench-{}\r\n", record.id);
-  std::string headers = tmpl.extra_headers + id_header;
+  std::string headers =
+      tmpl.extra_headers + fmt::format("x-request-id: servebench-{}\r\n", record.id);
+  // --priority-mix: the class for gateways, and the number for servers without a body field
+  // (the simulator's TGI endpoints read it; docs/workloads.md).
+  if (!record.priority_class.empty())
+    headers += fmt::format("x-priority: {}\r\nx-priority-value: {}\r\n", record.priority_class,
+                           record.priority);
+  headers += more_headers;
   net::serialize_request(channel.request_bytes,
                          net::RequestHead{.target = tmpl.target,
                                           .host_header = tmpl.host_header,

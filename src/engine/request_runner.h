@@ -30,10 +30,11 @@ struct Channel {
   std::string request_bytes;
 };
 
-// Fills `record` (t_sched_ns already set by the caller) from sending `body`.
+// Fills `record` (t_sched_ns already set by the caller) from sending `body`; `more_headers`
+// ("Name: value\r\n" lines, e.g. the session header) go after the template's.
 // Never throws for network or server faults: they become the record's error class.
 awaitable<void> run_request(const RequestTemplate& tmpl, Channel& channel, std::string_view body,
-                            metrics::RequestRecord& record);
+                            metrics::RequestRecord& record, std::string_view more_headers = {});
 
 inline int64_t ns_since(TimePoint start, TimePoint t) {
   return std::chrono::duration_cast<Nanos>(t - start).count();

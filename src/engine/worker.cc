@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 #include <boost/asio/redirect_error.hpp>
 
 #include "engine/phase_clock.h"
+#include "load/priority_mix.h"
 #include "quality/request_quality.h"
+#include "workload/conversation.h"
 #include "workload/output_tokens.h"
 
 namespace sb::engine {
@@ -77,7 +80,9 @@ Worker::Worker(int index, int worker_count, Shared shared)
   idle_.resize(endpoints);
   const bool references = has_references(shared.prompts);
   const bool tokenizer = shared.prompts.tokenizer() != nullptr;  // --tokenizer counts the text
-  keep_text_ = c.keep_output_text || c.save_outputs || references || tokenizer;
+  // Sessions feed each answer back into the next turn: they need its text.
+  keep_text_ =
+      c.keep_output_text || c.save_outputs || references || tokenizer || c.load.sessions.enabled();
   if (references || tokenizer)
     finisher_ = std::make_unique<RecordFinisher>([this](FinishJob& job) { finish(job); });
   lag_probe_.start();
@@ -146,18 +151,33 @@ awaitable<void> Worker::one_request(Phase& phase, uint64_t id, TimePoint t_sched
   record.id = id;
   record.warmup = phase.warmup;
   record.t_sched_ns = ns_since(shared_.run_start, t_sched);
-  workload::WorkItem item = shared_.prompts.item(id);
+  co_await send_item(std::move(record), shared_.prompts.item(id), {});
+}
+
+awaitable<std::optional<Worker::Answer>> Worker::send_item(metrics::RequestRecord record,
+                                                           workload::WorkItem item,
+                                                           std::string more_headers) {
   record.request_class = item.request_class.empty() ? "default" : item.request_class;
   record.input_tokens = item.input_tokens;
-  const std::string body = adapter_->build_body(protocol::Prompt{
-      .text = item.prompt, .messages_json = item.messages_json, .max_tokens = item.max_tokens});
+  std::optional<int64_t> priority;
+  const LoadConfig& lc = shared_.config.load;
+  if (const auto* c = load::priority_of(lc.priority_mix, lc.seed, record.id)) {
+    record.priority_class = c->name;
+    record.priority = c->priority;
+    priority = c->priority;
+  }
+  const std::string body =
+      adapter_->build_body(protocol::Prompt{.text = item.prompt,
+                                            .messages_json = item.messages_json,
+                                            .max_tokens = item.max_tokens,
+                                            .priority = priority});
 
   counters_.started.fetch_add(1, std::memory_order_relaxed);
   counters_.in_flight.fetch_add(1, std::memory_order_relaxed);
   const size_t endpoint = shared_.picker ? shared_.picker->acquire() : 0;
   auto channel = acquire_channel(endpoint);
   try {
-    co_await run_request(templates_[endpoint], *channel, body, record);
+    co_await run_request(templates_[endpoint], *channel, body, record, more_headers);
   } catch (const std::exception& e) {
     // Not expected: every network and server fault is classified in run_request.
     // Keep the record rather than lose it.
@@ -177,11 +197,71 @@ awaitable<void> Worker::one_request(Phase& phase, uint64_t id, TimePoint t_sched
   if (!record.ok()) counters_.errors.fetch_add(1, std::memory_order_relaxed);
   if (const auto ttft = record.ttft_ms())
     counters_.ttft[WorkerCounters::ttft_bucket(*ttft)].fetch_add(1, std::memory_order_relaxed);
+  std::optional<Answer> answer;
+  if (record.ok() && record.session_id >= 0)
+    answer = Answer{record.output_text, record.output_tokens};
   FinishJob job{std::move(record), std::move(item.reference)};
   if (finisher_)
     finisher_->push(std::move(job));
   else
     finish(job);
+  co_return answer;
+}
+
+awaitable<void> Worker::session_slot(Phase& phase) {
+  // A closed loop over sessions: the slot's next session starts the moment its last one ended.
+  const auto& load = shared_.config.load;
+  for (;;) {
+    if (shared_.stop.load(std::memory_order_relaxed) || cancelled_) co_return;
+    if (now_of(shared_.config.time_source) >= phase.stop_at) co_return;
+    const uint64_t k = phase.next.fetch_add(1, std::memory_order_relaxed);
+    const uint64_t session =
+        k * static_cast<uint64_t>(load.shard_count) + static_cast<uint64_t>(load.shard_index);
+    if (session >= phase.end_index) co_return;
+    co_await run_session(phase, session);
+  }
+}
+
+awaitable<void> Worker::run_session(Phase& phase, uint64_t session) {
+  const auto& c = shared_.config;
+  const workload::SessionSpec& spec = c.load.sessions;
+  const auto api = c.adapter.api;
+  workload::Conversation conversation(api == protocol::Api::openai_chat ||
+                                      api == protocol::Api::openai_responses ||
+                                      api == protocol::Api::anthropic);
+  const int64_t turns = spec.turns_of(c.load.seed, session);
+  std::string header;
+  if (!spec.header.empty()) header = fmt::format("{}: {}\r\n", spec.header, session);
+  TimePoint t_sched = now_of(c.time_source);
+  for (int64_t turn = 0; turn < turns; ++turn) {
+    if (turn > 0) {
+      // The user reads the answer and types the next turn: the turn is due after its think
+      // time, counted from the previous answer's end.
+      t_sched = now_of(c.time_source) + spec.think_before(c.load.seed, session, turn);
+      if (t_sched >= phase.stop_at) co_return;
+      co_await sleep_until(t_sched);
+      if (shared_.stop.load(std::memory_order_relaxed) || cancelled_) co_return;
+    }
+    const uint64_t j = phase.next_id.fetch_add(1, std::memory_order_relaxed);
+    metrics::RequestRecord record;
+    record.id = phase.first_index + j * static_cast<uint64_t>(c.load.shard_count) +
+                static_cast<uint64_t>(c.load.shard_index);
+    record.warmup = phase.warmup;
+    record.t_sched_ns = ns_since(shared_.run_start, t_sched);
+    record.session_id = static_cast<int64_t>(session);
+    record.turn = static_cast<int32_t>(turn);
+    record.session_turns = static_cast<int32_t>(turns);
+    record.history_tokens = conversation.history_tokens();
+    // The turn's new user message: a prompt of the source's own, one index per (session, turn).
+    const uint64_t index = phase.first_index +
+                           session * static_cast<uint64_t>(workload::kMaxTurns) +
+                           static_cast<uint64_t>(turn);
+    workload::WorkItem item = conversation.next_turn(shared_.prompts.item(index));
+    const std::optional<Answer> answer =
+        co_await send_item(std::move(record), std::move(item), header);
+    if (!answer) co_return;
+    conversation.add_answer(answer->text, answer->output_tokens);
+  }
 }
 
 void Worker::finish(FinishJob& job) {
@@ -272,9 +352,10 @@ std::future<void> Worker::run_phase(Phase& phase, int64_t slots) {
         return;
       }
       for (int64_t s = 0; s < slots; ++s)
-        asio::co_spawn(ex, closed_slot(phase), [remaining, done](std::exception_ptr) {
-          if (--*remaining == 0) done->set_value();
-        });
+        asio::co_spawn(ex, phase.sessions ? session_slot(phase) : closed_slot(phase),
+                       [remaining, done](std::exception_ptr) {
+                         if (--*remaining == 0) done->set_value();
+                       });
     } else {
       asio::co_spawn(ex, open_dispatch(phase, slots),
                      [done](std::exception_ptr) { done->set_value(); });

@@ -7,6 +7,8 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -33,6 +35,12 @@ struct Phase {
   // Closed loop: this process's next claim k; its id is first_index + k * shard_count +
   // shard_index (LoadConfig), i.e. first_index + k in a single-process run.
   std::atomic<uint64_t> next{0};
+  // Sessions (LoadConfig::sessions; closed loop only): `next` claims sessions, session
+  // k * shard_count + shard_index, up to end_index sessions (UINT64_MAX: bounded by stop_at);
+  // their turns take the request ids first_index + j * shard_count + shard_index, j claimed
+  // from next_id in the order the turns are sent.
+  bool sessions = false;
+  std::atomic<uint64_t> next_id{0};
 };
 
 // Live counters, written by the worker thread only, read by the progress display.
@@ -96,6 +104,19 @@ class Worker {
   awaitable<void> closed_slot(Phase& phase);
   awaitable<void> open_dispatch(Phase& phase, int64_t cap);
   awaitable<void> one_request(Phase& phase, uint64_t id, TimePoint t_sched);
+  // Sessions: a closed-loop slot over sessions, and one session's turns in order; a turn that
+  // fails ends its session (there is no answer to carry on).
+  awaitable<void> session_slot(Phase& phase);
+  awaitable<void> run_session(Phase& phase, uint64_t session);
+  // Sends `item` as `record` (id, warmup, t_sched and any session fields set), with
+  // `more_headers` after the usual ones, and delivers the record. Returns the answer's text and
+  // output tokens when the request succeeded, nullopt when it failed.
+  struct Answer {
+    std::string text;
+    int64_t output_tokens = 0;
+  };
+  awaitable<std::optional<Answer>> send_item(metrics::RequestRecord record, workload::WorkItem item,
+                                             std::string more_headers);
   std::unique_ptr<Channel> acquire_channel(size_t endpoint);
   void release_channel(std::unique_ptr<Channel> channel, size_t endpoint);
   void wake(asio::steady_timer& timer) { timer.cancel(); }

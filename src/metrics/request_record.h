@@ -34,8 +34,12 @@ inline constexpr int64_t kNoTime = INT64_MIN;
 struct RequestRecord {
   uint64_t id = 0;
   std::string request_class = "default";  // workload class (chat, long, ...)
-  bool warmup = false;                    // warm-up requests are recorded but not measured
-  int status = 0;                         // HTTP status; 0 when no response arrived
+  // --priority-mix: the request's priority class and its numeric priority (lower = served
+  // earlier); an empty class: the run had no priority classes (priority then 0, unsent).
+  std::string priority_class;
+  int64_t priority = 0;
+  bool warmup = false;  // warm-up requests are recorded but not measured
+  int status = 0;       // HTTP status; 0 when no response arrived
   ErrorClass error_class = ErrorClass::ok;
   std::string error;  // message, or the first 512 bytes of the error body
 
@@ -46,6 +50,16 @@ struct RequestRecord {
   int64_t t_first_content_ns = kNoTime;  // first event carrying output (non-reasoning) text
   int64_t t_last_ns = kNoTime;           // last text-bearing event
   int64_t t_end_ns = kNoTime;            // the request finished, whatever its outcome
+
+  // Sessions (--session-concurrency, docs/workloads.md): the session this request is a turn of
+  // (sessions counted from 0 in the measured phase) and the turn's index in it (0: the first);
+  // -1 outside sessions. session_turns: the turns planned for that session (0 outside).
+  int64_t session_id = -1;
+  int32_t turn = -1;
+  int32_t session_turns = 0;
+  // Sessions: the input tokens of this turn that repeat the previous turns' prompts and
+  // answers (workload::Conversation::history_tokens), the ideal prefix-cache hit; -1 outside.
+  int64_t history_tokens = -1;
 
   int64_t input_tokens = 0;
   int64_t output_tokens = 0;

@@ -185,6 +185,8 @@ RunSummary summarize_run(const std::vector<RequestRecord>& records, const RunInf
       t.late_share =
           static_cast<double>(s.load.late_sends) / static_cast<double>(t.schedule_lag_ms.count);
   }
+  s.sessions = summarize_sessions(measured);
+  s.priority = summarize_priorities(measured, window_s, info.slo);
   s.token_sources = compute_token_sources(measured);
   s.quality = compute_quality(measured);
 

@@ -42,7 +42,9 @@
 #include "metrics/distribution.h"
 #include "metrics/energy.h"
 #include "metrics/goodput.h"
+#include "metrics/priority_summary.h"
 #include "metrics/request_record.h"
+#include "metrics/session_stats.h"
 #include "metrics/timeseries.h"
 #include "quality/request_quality.h"
 
@@ -164,8 +166,10 @@ struct RunSummary {
   GoodputResult goodput;
   LoadResult load;
   ErrorCounts errors;
-  std::optional<Abandonment> abandonment;  // only when --abandon-after was given
-  std::optional<TraceReplay> trace;        // only when a trace was replayed (--trace)
+  std::optional<Abandonment> abandonment;   // only when --abandon-after was given
+  std::optional<TraceReplay> trace;         // only when a trace was replayed (--trace)
+  std::optional<SessionStats> sessions;     // only when requests were session turns
+  std::optional<PrioritySummary> priority;  // only with --priority-mix (priority_summary.h)
   TokenSourceStats token_sources;
   // Corpus quality of the measured requests scored against a reference (ok ones with a
   // work-item reference; quality/request_quality.h); nullopt when none was scored.

@@ -148,22 +148,27 @@ void get_server(Reader& in, ServerTimes& t) {
 }
 
 void put_record(std::string& out, const metrics::RequestRecord& r) {
-  const auto& [id, request_class, warmup, status, error_class, error, t_sched_ns, t_send_ns,
-               t_first_ns, t_first_content_ns, t_last_ns, t_end_ns, input_tokens, output_tokens,
+  const auto& [id, request_class, priority_class, priority, warmup, status, error_class, error,
+               t_sched_ns, t_send_ns, t_first_ns, t_first_content_ns, t_last_ns, t_end_ns,
+               session_id, turn, session_turns, history_tokens, input_tokens, output_tokens,
                output_tokens_source, output_tokens_alt, output_tokens_alt_source, reasoning_tokens,
                reasoning_tokens_source, output_text, quality, client, server, events, itl_ms] = r;
   put<uint64_t>(out, id);
   put<uint8_t>(out, warmup ? 1 : 0);
   put<int32_t>(out, status);
   put<uint8_t>(out, static_cast<uint8_t>(error_class));
-  for (int64_t t : {t_sched_ns, t_send_ns, t_first_ns, t_first_content_ns, t_last_ns, t_end_ns,
-                    input_tokens, output_tokens, output_tokens_alt, reasoning_tokens})
+  for (int64_t t :
+       {t_sched_ns, t_send_ns, t_first_ns, t_first_content_ns, t_last_ns, t_end_ns, input_tokens,
+        output_tokens, output_tokens_alt, reasoning_tokens, session_id, history_tokens, priority})
     put<int64_t>(out, t);
+  put<int32_t>(out, turn);
+  put<int32_t>(out, session_turns);
   put<uint8_t>(out, static_cast<uint8_t>(output_tokens_source));
   put<uint8_t>(out, static_cast<uint8_t>(output_tokens_alt_source));
   put<uint8_t>(out, static_cast<uint8_t>(reasoning_tokens_source));
   put<uint32_t>(out, events);
   put_string(out, request_class);
+  put_string(out, priority_class);
   put_string(out, error);
   put_string(out, output_text);
   put<uint32_t>(out, static_cast<uint32_t>(itl_ms.size()));
@@ -176,23 +181,27 @@ void put_record(std::string& out, const metrics::RequestRecord& r) {
 }
 
 void get_record(Reader& in, metrics::RequestRecord& r) {
-  auto& [id, request_class, warmup, status, error_class, error, t_sched_ns, t_send_ns, t_first_ns,
-         t_first_content_ns, t_last_ns, t_end_ns, input_tokens, output_tokens, output_tokens_source,
+  auto& [id, request_class, priority_class, priority, warmup, status, error_class, error,
+         t_sched_ns, t_send_ns, t_first_ns, t_first_content_ns, t_last_ns, t_end_ns, session_id,
+         turn, session_turns, history_tokens, input_tokens, output_tokens, output_tokens_source,
          output_tokens_alt, output_tokens_alt_source, reasoning_tokens, reasoning_tokens_source,
          output_text, quality, client, server, events, itl_ms] = r;
   id = in.get<uint64_t>();
   warmup = in.get<uint8_t>() != 0;
   status = in.get<int32_t>();
   error_class = in.get_enum<ErrorClass>(kErrorClassNames.size(), "error class");
-  for (int64_t* t :
-       {&t_sched_ns, &t_send_ns, &t_first_ns, &t_first_content_ns, &t_last_ns, &t_end_ns,
-        &input_tokens, &output_tokens, &output_tokens_alt, &reasoning_tokens})
+  for (int64_t* t : {&t_sched_ns, &t_send_ns, &t_first_ns, &t_first_content_ns, &t_last_ns,
+                     &t_end_ns, &input_tokens, &output_tokens, &output_tokens_alt,
+                     &reasoning_tokens, &session_id, &history_tokens, &priority})
     *t = in.get<int64_t>();
+  turn = in.get<int32_t>();
+  session_turns = in.get<int32_t>();
   output_tokens_source = in.get_enum<metrics::TokenSource>(kTokenSources, "token source");
   output_tokens_alt_source = in.get_enum<metrics::TokenSource>(kTokenSources, "token source");
   reasoning_tokens_source = in.get_enum<metrics::TokenSource>(kTokenSources, "token source");
   events = in.get<uint32_t>();
   request_class = in.get_string();
+  priority_class = in.get_string();
   error = in.get_string();
   output_text = in.get_string();
   in.get_floats(itl_ms, in.get<uint32_t>());

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/wall_clock.h"
 #include "engine/load_phases.h"
+#include "load/priority_mix.h"
 #include "predict/virtual_server.h"
 #include "protocol/adapter.h"
 #include "workload/prompt_source.h"
@@ -175,10 +176,19 @@ void VirtualRun::issue(Phase& p, TimePoint now) {
 
 void VirtualRun::send(const Phase& p, uint64_t id, TimePoint t_sched, TimePoint now) {
   workload::WorkItem item = prompts_.item(id);
-  const std::string body = adapter_->build_body(protocol::Prompt{
-      .text = item.prompt, .messages_json = item.messages_json, .max_tokens = item.max_tokens});
   InFlight f;
   metrics::RequestRecord& r = f.record;
+  std::optional<int64_t> priority;  // --priority-mix: as the live engine sends it
+  if (const auto* c = load::priority_of(config_.load.priority_mix, config_.load.seed, id)) {
+    r.priority_class = c->name;
+    r.priority = c->priority;
+    priority = c->priority;
+  }
+  const std::string body =
+      adapter_->build_body(protocol::Prompt{.text = item.prompt,
+                                            .messages_json = item.messages_json,
+                                            .max_tokens = item.max_tokens,
+                                            .priority = priority});
   r.id = id;
   r.warmup = p.warmup;
   r.request_class = item.request_class.empty() ? "default" : item.request_class;
@@ -191,7 +201,7 @@ void VirtualRun::send(const Phase& p, uint64_t id, TimePoint t_sched, TimePoint 
   f.server = next_server_++ % servers_.size();
   f.arrived = arrives;
   VirtualServer& server = *servers_[f.server];
-  auto verdict = server.submit(id, body, arrives);
+  auto verdict = server.submit(id, body, arrives, priority);
   if (const auto* no = std::get_if<Rejection>(&verdict)) {
     r.status = no->status;
     r.error_class = no->error_class;
@@ -313,6 +323,11 @@ engine::RunResult run_virtual(const engine::EngineConfig& config,
     throw usage_error(
         "predict: --abandon-after is not modelled in virtual time (client timeouts are not); "
         "run the command without `predict` to measure abandonment");
+  // Sessions feed each answer's text into the next turn and wait for think times: not modelled.
+  if (config.load.sessions.enabled())
+    throw usage_error(
+        "predict: --session-concurrency is not modelled in virtual time; run the command "
+        "without `predict` to measure sessions");
   return VirtualRun(config, replicas, hooks).run();
 }
 

@@ -52,15 +52,16 @@ sim::ApiKind api_kind_of(const protocol::AdapterConfig& a) {
 VirtualServer::VirtualServer(const sim::SimConfig& config, sim::ApiKind api, TimePoint start)
     : config_(model_time(config)), api_(api), sched_(config_), metrics_(config_, start) {}
 
-std::variant<sim::GenRequest, Rejection> VirtualServer::submit(uint64_t id, std::string_view body,
-                                                               TimePoint now) {
+std::variant<sim::GenRequest, Rejection> VirtualServer::submit(
+    uint64_t id, std::string_view body, TimePoint now, std::optional<int64_t> priority_header) {
   auto parsed = sim::parse_generate(api_, body, config_);
   if (const auto* e = std::get_if<sim::HttpError>(&parsed)) {
     const int status = e->in_stream ? 200 : e->status;
     return Rejection{status, ErrorClass::validation, e->message};
   }
   sim::GenRequest g = std::get<sim::GenRequest>(std::move(parsed));
-  const sim::Admission verdict = sched_.submit(sim::sched_request_of(id, g, config_, body), now);
+  if (!g.priority) g.priority = priority_header;  // as the live server reads x-priority-value
+  const sim::Admission verdict = sched_.submit(sim::sched_request_of(id, g), now);
   if (verdict != sim::Admission::accepted) return unadmitted(api_, verdict);
   return g;
 }

@@ -38,8 +38,11 @@ class VirtualServer {
 
   // Parses `body` as the live simulator would and offers it to the scheduler at `now` (the
   // caller has advanced to `now`). The accepted request's generation, or why it was refused.
-  std::variant<sim::GenRequest, Rejection> submit(uint64_t id, std::string_view body,
-                                                  TimePoint now);
+  // `priority_header`: the x-priority-value header the request carries (--priority-mix), taken
+  // when the body has no priority field, as the live server does.
+  std::variant<sim::GenRequest, Rejection> submit(
+      uint64_t id, std::string_view body, TimePoint now,
+      std::optional<int64_t> priority_header = std::nullopt);
   void advance(TimePoint now, std::vector<sim::SchedEvent>& out) { sched_.advance(now, out); }
   std::optional<TimePoint> next_event() const { return sched_.next_event(); }
   // Time the server takes to refuse a request (its per-request overhead, at least 100 µs):

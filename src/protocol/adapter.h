@@ -63,6 +63,10 @@ struct Prompt {
   std::string text;
   std::string messages_json;  // optional: a JSON array of chat messages, sent as-is
   int64_t max_tokens = 0;     // output length to request; <= 0 leaves it to the server
+  // --priority-mix: the request's numeric priority (lower = served earlier), sent as vLLM's
+  // top-level "priority" by the openai and openai-chat adapters; the other APIs have no body
+  // field for it (TGI's parameters have none) and send only the headers (engine). Unset: none.
+  std::optional<int64_t> priority;
 };
 
 // What one SSE event (or a whole non-streamed body) contributed.

@@ -1,7 +1,8 @@
 // OpenAI completions, /v1/completions (docs/architecture.md), as vLLM serves it
 // (vllm-project/vllm vllm/entrypoints/openai/serving_completion.py).
 //
-// Request: {"model"?, "prompt", "max_tokens"?, "stream", "stream_options"?, "ignore_eos"?}.
+// Request: {"model"?, "prompt", "max_tokens"?, "priority"?, "stream", "stream_options"?,
+// "ignore_eos"?}.
 // `max_tokens` is the completions API's only length field (OpenAI and vLLM).
 // Prompt::messages_json is not used. Text: choices[0].text.
 #include "protocol/openai_common.h"
@@ -19,6 +20,7 @@ class OpenAiAdapter final : public Adapter {
     nlohmann::json body = nlohmann::json::object();
     body["prompt"] = prompt.text;
     if (prompt.max_tokens > 0) body["max_tokens"] = prompt.max_tokens;
+    if (prompt.priority) body["priority"] = *prompt.priority;
     add_openai_fields(body, config_);
     return finish_body(std::move(body), config_.extra_body);
   }

@@ -1,7 +1,8 @@
 // OpenAI chat completions, /v1/chat/completions (docs/architecture.md), as vLLM serves
 // it (vllm-project/vllm vllm/entrypoints/openai/serving_chat.py).
 //
-// Request: {"model"?, "messages", "max_tokens"?, "stream", "stream_options"?, "ignore_eos"?}.
+// Request: {"model"?, "messages", "max_tokens"?, "priority"?, "stream", "stream_options"?,
+// "ignore_eos"?}.
 // messages: Prompt::messages_json verbatim when set, else one user message.
 // Length field: "max_tokens" by default. vLLM and SGLang accept it (marked
 // "deprecated in favor of the max_completion_tokens field" but honoured), as do
@@ -42,6 +43,7 @@ class OpenAiChatAdapter final : public Adapter {
       body[config_.max_completion_tokens ? "max_completion_tokens" : "max_tokens"] =
           prompt.max_tokens;
     }
+    if (prompt.priority) body["priority"] = *prompt.priority;
     add_openai_fields(body, config_);
     return finish_body(std::move(body), config_.extra_body);
   }

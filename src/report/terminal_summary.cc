@@ -32,6 +32,28 @@ bool differs(const Distribution& a, const Distribution& b) {
   return a.count != b.count || a.mean != b.mean || a.p99 != b.p99 || a.max != b.max;
 }
 
+std::optional<double> percent(const std::optional<double>& fraction) {
+  return fraction ? std::optional<double>(*fraction * 100) : std::nullopt;
+}
+
+// One line per priority class (--priority-mix), most urgent first.
+void priority_lines(std::string& out, const PrioritySummary& p) {
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, "Priority:   fairness {} (lowest / highest class goodput fraction)\n",
+                 num(p.fairness));
+  const auto ms = [](const Distribution& d, double v) {
+    return d.empty() ? std::string("-") : fmt::format("{:.2f}", v);
+  };
+  for (const auto& c : p.classes)
+    fmt::format_to(it,
+                   "  {:<10} priority {}: {} requests, {} ok; ttft p50 {} p99 {} ms; e2e p50 {} "
+                   "p99 {} ms; goodput {} req/s, {}% met\n",
+                   c.name, c.priority, c.requests, c.ok, ms(c.ttft_ms, c.ttft_ms.p50),
+                   ms(c.ttft_ms, c.ttft_ms.p99), ms(c.e2e_ms, c.e2e_ms.p50),
+                   ms(c.e2e_ms, c.e2e_ms.p99), num(c.goodput_requests_per_s),
+                   num(percent(c.goodput_fraction), 1));
+}
+
 // "Energy: ..." and "Cost: ..." when the run has them (metrics/energy.h, metrics/cost.h).
 void energy_lines(std::string& out, const RunSummary& s) {
   auto it = std::back_inserter(out);
@@ -103,6 +125,8 @@ std::string format_terminal_summary(const RunSummary& s) {
         slo);
   }
 
+  if (s.priority) priority_lines(out, *s.priority);
+
   if (s.errors.empty()) {
     out += "Errors:     none\n";
   } else {
@@ -133,6 +157,26 @@ std::string format_terminal_summary(const RunSummary& s) {
         lag.max,
         num(s.trace->late_share ? std::optional<double>(*s.trace->late_share * 100) : std::nullopt,
             1));
+  }
+  if (s.sessions) {
+    // Per turn: TTFT p50 and the server's cached tokens against the ideal (the history).
+    const metrics::SessionStats& ss = *s.sessions;
+    std::string turns;
+    for (const metrics::TurnStats& t : ss.by_turn) {
+      if (!turns.empty()) turns += ", ";
+      turns += fmt::format(
+          "{} {} ms {}/{}", t.turn,
+          num(t.ttft_ms.empty() ? std::nullopt : std::optional<double>(t.ttft_ms.p50), 1),
+          t.cached_reported > 0 ? std::to_string(t.cached_tokens_sum) : "-", t.history_tokens_sum);
+    }
+    fmt::format_to(
+        it,
+        "Sessions:   {} ({} completed, {} turns ok, {} failed), duration p50 {} p99 {} "
+        "s; by turn (TTFT p50, cached/ideal tokens): {}\n",
+        ss.sessions, ss.completed, ss.turns_ok, ss.turns_failed,
+        num(ss.duration_s.empty() ? std::nullopt : std::optional<double>(ss.duration_s.p50)),
+        num(ss.duration_s.empty() ? std::nullopt : std::optional<double>(ss.duration_s.p99)),
+        turns);
   }
   energy_lines(out, s);
   return out;

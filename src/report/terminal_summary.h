@@ -7,6 +7,8 @@
 //   only when it differs from ttft), reasoning (TTFO - TTFT, only when some request reasoned),
 //   tpot, itl, e2e, scheduled_e2e, dispatch_delay; a "Reasoning:" tokens line when some did
 //   throughput (req/s, input/output/total tok/s), goodput (req/s, fraction, the SLO),
+//   with --priority-mix a "Priority:" fairness line and one line per class (requests, ok,
+//   ttft and e2e p50/p99, goodput),
 //   errors by class, load (target vs achieved rate, or concurrency), late sends.
 #include <string>
 

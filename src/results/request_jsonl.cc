@@ -108,6 +108,14 @@ void append_request_jsonl(std::string& out, const RequestRecord& r) {
   put_number(out, r.scheduled_e2e_ms());
   out += ",\"dispatch_delay_ms\":";
   put_number(out, r.dispatch_delay_ms());
+  if (r.session_id >= 0)
+    fmt::format_to(it, ",\"session_id\":{},\"turn\":{},\"session_turns\":{},\"history_tokens\":{}",
+                   r.session_id, r.turn, r.session_turns, r.history_tokens);
+  if (!r.priority_class.empty()) {
+    out += ",\"priority_class\":";
+    append_json_string(out, r.priority_class);
+    fmt::format_to(it, ",\"priority\":{}", r.priority);
+  }
   fmt::format_to(it, ",\"input_tokens\":{},\"output_tokens\":{},\"output_tokens_source\":\"{}\"",
                  r.input_tokens, r.output_tokens, to_string(r.output_tokens_source));
   if (r.output_tokens_alt >= 0)
@@ -246,6 +254,14 @@ RequestRecord parse_request_jsonl(std::string_view line) {
     if (const json* v = field(j, "warmup")) r.warmup = v->get<bool>();
     if (const json* v = field(j, "status")) r.status = int_field<int>(*v, "status");
     if (const json* v = field(j, "error")) r.error = v->get<std::string>();
+    if (const json* v = field(j, "session_id")) r.session_id = int_field<int64_t>(*v, "session_id");
+    if (const json* v = field(j, "turn")) r.turn = int_field<int32_t>(*v, "turn");
+    if (const json* v = field(j, "session_turns"))
+      r.session_turns = int_field<int32_t>(*v, "session_turns");
+    if (const json* v = field(j, "history_tokens"))
+      r.history_tokens = int_field<int64_t>(*v, "history_tokens");
+    if (const json* v = field(j, "priority_class")) r.priority_class = v->get<std::string>();
+    if (const json* v = field(j, "priority")) r.priority = int_field<int64_t>(*v, "priority");
     if (const json* v = field(j, "input_tokens"))
       r.input_tokens = int_field<int64_t>(*v, "input_tokens");
     if (const json* v = field(j, "output_tokens"))

@@ -10,6 +10,13 @@
 //   t_sched_s, t_send_s, t_end_s   seconds since run start, or null
 //   ttft_ms, ttft_content_ms, tpot_ms, e2e_ms, scheduled_e2e_ms, dispatch_delay_ms
 //                           derived metrics (RequestRecord), or null when undefined
+//   session_id, turn, session_turns, history_tokens
+//                           only in a session run (--session-concurrency): the session (from 0),
+//                           the turn's index in it (from 0), its planned turns, and the input
+//                           tokens repeating the earlier turns' prompts and answers
+//   priority_class, priority
+//                           only with --priority-mix: the request's class and its numeric
+//                           priority (lower = served earlier; load/priority_mix.h)
 //   input_tokens, output_tokens    integers
 //   output_tokens_source    "usage" | "details" | "tokenizer" | "estimate" | "none"
 //   output_tokens_alt       independent second count, or null

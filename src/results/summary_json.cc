@@ -95,6 +95,39 @@ json trace_json(const TraceReplay& t) {
           {"late_share", number_or_null(t.late_share)}};
 }
 
+// The measured sessions, and per turn index how TTFT, input and cache hits grew
+// (metrics::SessionStats).
+json sessions_json(const SessionStats& s) {
+  const auto at = [](const Distribution& d, double v) {
+    return d.empty() ? json(nullptr) : json(v);
+  };
+  json turns = json::array();
+  for (const TurnStats& t : s.by_turn)
+    turns.push_back(
+        {{"turn", t.turn},
+         {"requests", t.requests},
+         {"ok", t.ok},
+         {"ttft_ms_p50", at(t.ttft_ms, t.ttft_ms.p50)},
+         {"ttft_ms_p99", at(t.ttft_ms, t.ttft_ms.p99)},
+         {"input_tokens_mean", at(t.input_tokens, t.input_tokens.mean)},
+         {"input_tokens_sum", t.input_tokens_sum},
+         {"history_tokens_sum", t.history_tokens_sum},
+         {"cached_tokens_sum", t.cached_reported > 0 ? json(t.cached_tokens_sum) : json(nullptr)},
+         {"cached_reported", t.cached_reported},
+         {"ideal_hit_rate", number_or_null(t.ideal_hit_rate)},
+         {"cached_hit_rate", number_or_null(t.cached_hit_rate)}});
+  return {{"count", s.sessions},
+          {"completed", s.completed},
+          {"turns_ok", s.turns_ok},
+          {"turns_failed", s.turns_failed},
+          {"duration_s",
+           {{"count", s.duration_s.count},
+            {"p50", at(s.duration_s, s.duration_s.p50)},
+            {"p99", at(s.duration_s, s.duration_s.p99)},
+            {"max", at(s.duration_s, s.duration_s.max)}}},
+          {"by_turn", std::move(turns)}};
+}
+
 json token_sources_json(const TokenSourceStats& s) {
   json counts = json::object();
   for (const auto& [name, n] : s.counts) counts[name] = n;
@@ -169,6 +202,28 @@ json decomposition_json(const Decomposition& d) {
           {"server_histograms", std::move(hist)}};
 }
 
+json p50_p99(const Distribution& d) {
+  return {{"count", d.count},
+          {"p50", d.empty() ? json(nullptr) : json(d.p50)},
+          {"p99", d.empty() ? json(nullptr) : json(d.p99)}};
+}
+
+json priority_json(const metrics::PrioritySummary& p) {
+  json classes = json::array();
+  for (const auto& c : p.classes)
+    classes.push_back({{"name", c.name},
+                       {"priority", c.priority},
+                       {"requests", c.requests},
+                       {"ok", c.ok},
+                       {"ttft_ms", p50_p99(c.ttft_ms)},
+                       {"e2e_ms", p50_p99(c.e2e_ms)},
+                       {"goodput",
+                        {{"good", c.good},
+                         {"requests_per_s", number_or_null(c.goodput_requests_per_s)},
+                         {"fraction", number_or_null(c.goodput_fraction)}}}});
+  return {{"classes", std::move(classes)}, {"fairness", number_or_null(p.fairness)}};
+}
+
 }  // namespace
 
 json distribution_to_json(const Distribution& d) {
@@ -206,6 +261,8 @@ json summary_to_json(const RunSummary& s, const RunInfo& info) {
                           {"abandoned", s.abandonment->abandoned},
                           {"rate", number_or_null(s.abandonment->rate)}};
   if (s.trace) out["trace"] = trace_json(*s.trace);
+  if (s.sessions) out["sessions"] = sessions_json(*s.sessions);
+  if (s.priority) out["priority_classes"] = priority_json(*s.priority);
   out["token_sources"] = token_sources_json(s.token_sources);
   if (s.quality) out["quality"] = quality_json(*s.quality);
   if (!s.classes.empty()) {

@@ -31,6 +31,12 @@
 //            (only with --trace),
 //   "abandonment": {"after_s", "abandoned", "rate" (abandoned / requests.total or null)}
 //                  (only with --abandon-after),
+//   "priority_classes": {"classes": [{"name", "priority", "requests", "ok",
+//                        "ttft_ms": {"count", "p50", "p99"}, "e2e_ms": {...}, "goodput":
+//                        {"good", "requests_per_s", "fraction"} (null without an SLO)}] (most
+//                        urgent first), "fairness" (min / max of the classes' goodput
+//                        fractions, or null)}  (only with --priority-mix;
+//                        metrics/priority_summary.h),
 //   "token_sources": {"counts": {source: count}, "discrepancy": {"count", "pairs":
 //                     {"tokenizer_vs_usage"...: count}, "mean_abs_tokens", "mean_abs_rel"}},
 //   "quality": {"bleu" (corpus, 0..100), "chrf" (0..100), "rouge_l" (mean F1, 0..1),

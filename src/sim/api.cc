@@ -1,6 +1,7 @@
 #include "sim/api.h"
 
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <iterator>
 
@@ -9,6 +10,7 @@
 
 #include "common/splitmix64.h"
 #include "sim/api_internal.h"
+#include "sim/prefix_cache.h"
 
 namespace sb::sim {
 
@@ -161,6 +163,14 @@ int64_t count_text_tokens(std::string_view text, int chars_per_token) {
   return (static_cast<int64_t>(text.size()) + chars_per_token - 1) / chars_per_token;
 }
 
+std::optional<int64_t> parse_priority_value(std::string_view text) {
+  int64_t v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  return v;
+}
+
 Token token_at(uint64_t text_seed, int64_t index) {
   uint64_t h = splitmix64(text_seed ^ splitmix64(static_cast<uint64_t>(index)));
   Token t;
@@ -290,7 +300,7 @@ std::optional<HttpError> completion_prompt(BodyParse& b, const json& j) {
 }
 
 // OpenAI options: max_tokens or max_completion_tokens (the first given, at least 1),
-// stream, stream_options (only with stream), ignore_eos, seed.
+// stream, stream_options (only with stream), ignore_eos, seed, priority.
 std::optional<HttpError> openai_options(BodyParse& b, const json& j) {
   const ApiKind api = b.api;
   GenRequest& r = b.r;
@@ -315,6 +325,11 @@ std::optional<HttpError> openai_options(BodyParse& b, const json& j) {
   }
   if (auto e = j.find("ignore_eos"); e != j.end() && e->is_boolean()) r.ignore_eos = e->get<bool>();
   if (auto s = j.find("seed"); s != j.end() && s->is_number_integer()) r.seed = s->get<uint64_t>();
+  // vLLM's "priority" (an integer, lower = served earlier; OpenAI's own API has none).
+  if (auto p = j.find("priority"); p != j.end() && !p->is_null()) {
+    if (!p->is_number_integer()) return fail(api, 400, "priority: Input should be a valid integer");
+    r.priority = p->get<int64_t>();
+  }
   return std::nullopt;
 }
 
@@ -411,6 +426,9 @@ std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view
                         : eos_length(r.text_seed, r.max_new_tokens, cfg.text.eos_probability);
   if (api == ApiKind::chat || api == ApiKind::responses || api == ApiKind::anthropic)
     r.reasoning_tokens = std::min(cfg.text.reasoning_length, r.output_tokens);
+  // Hashed from the prompt's text, not the body: requests whose other fields differ (another
+  // max_tokens, a longer message list) still share the prefix their prompts share.
+  r.prefix_blocks = prompt_prefix_blocks(cfg, b.prompt_hash_src, r.prompt_tokens);
   return std::move(b.r);
 }
 
@@ -560,6 +578,8 @@ std::string Formatter::openai_usage() const {
   if (req_.reasoning_tokens > 0)
     details = fmt::format(",\"completion_tokens_details\":{{\"reasoning_tokens\":{}}}",
                           req_.reasoning_tokens);
+  if (cached_tokens_ >= 0)
+    details += fmt::format(",\"prompt_tokens_details\":{{\"cached_tokens\":{}}}", cached_tokens_);
   return fmt::format("{{\"prompt_tokens\":{},\"total_tokens\":{},\"completion_tokens\":{}{}}}",
                      req_.prompt_tokens, req_.prompt_tokens + n, n, details);
 }

@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "sim/config.h"
 
@@ -49,7 +50,15 @@ struct GenRequest {
   bool include_usage = false;  // OpenAI stream_options.include_usage
   bool ignore_eos = false;
   std::optional<uint64_t> seed;  // TGI parameters.seed / OpenAI seed
-  uint64_t text_seed = 0;        // selects the output words
+  // vLLM's top-level "priority" (completions and chat; lower = served earlier). TGI and the
+  // other APIs have no such field: the server takes it from the x-priority-value header
+  // (generate_handler.cc). Unset: 0, first come, first served.
+  std::optional<int64_t> priority;
+  uint64_t text_seed = 0;  // selects the output words
+  // The prompt's leading KV blocks as the prefix cache knows them (prompt_prefix_blocks of its
+  // text: the prompt, or the chat messages' texts in order, each followed by "\n"); empty when
+  // prefix caching is off.
+  std::vector<uint64_t> prefix_blocks;
 };
 
 struct HttpError {
@@ -67,6 +76,12 @@ struct HttpError {
 // vLLM 400 BadRequestError, OpenAI's and Anthropic's 400 invalid_request_error).
 std::variant<GenRequest, HttpError> parse_generate(ApiKind api, std::string_view body,
                                                    const SimConfig& cfg);
+
+// The request header carrying a numeric priority on every API (servebench sends it beside
+// x-priority: CLASS; TGI has no body field for one). Lower = served earlier, as vLLM's.
+inline constexpr std::string_view kPriorityValueHeader = "x-priority-value";
+// Its value: a decimal integer (an optional '-', then digits, nothing else); nullopt otherwise.
+std::optional<int64_t> parse_priority_value(std::string_view text);
 
 // Error body for `status` in the API's shape: TGI {"error":..,"error_type":..};
 // OpenAI {"object":"error","message":..,"type":..,"param":null,"code":status};
@@ -117,6 +132,10 @@ class Formatter {
   std::string stream_end() const;
   // llama.cpp: the timings its last event (or whole body) reports.
   void set_timings(const LlamaTimings& t) { timings_ = t; }
+  // OpenAI completions and chat: usage.prompt_tokens_details.cached_tokens (vLLM with
+  // --enable-prompt-tokens-details), set once the engine admitted the request; left out when
+  // never set (negative).
+  void set_cached_tokens(int64_t n) { cached_tokens_ = n; }
   // TGI in-stream error event: data:{"error":..,"error_type":..}\n\n
   static std::string tgi_stream_error(std::string_view message, std::string_view error_type);
 
@@ -154,6 +173,7 @@ class Formatter {
   std::string text_;        // TGI, Responses: accumulated output text for the final event
   std::string reasoning_;   // Responses: accumulated reasoning text for its closing events
   LlamaTimings timings_;
+  int64_t cached_tokens_ = -1;
 };
 
 }  // namespace sb::sim

@@ -316,6 +316,8 @@ awaitable<bool> respond(Generation& gen) {
     if (e.kind == SchedEvent::Kind::admitted) {
       x.tr.admission_ns = trace_ns(e.time);
       x.tr.cached_tokens = e.cached_tokens;
+      // vLLM with prefix caching reports the hits in usage.prompt_tokens_details.
+      if (x.ctx.cfg.sched.prefix_caching) gen.fm.set_cached_tokens(e.cached_tokens);
       continue;
     }
     if (f.stall_ms > 0 && !gen.stalled && gen.sent >= f.stall_after) {
@@ -367,6 +369,12 @@ awaitable<bool> serve_generate(const GenerateContext& ctx, tcp::socket& sock, co
   auto parsed = parse_generate(api, req.body(), ctx.cfg);
   if (auto* e = std::get_if<HttpError>(&parsed)) co_return co_await reject_invalid(x, *e);
   GenRequest g = std::get<GenRequest>(std::move(parsed));
+  if (auto it = req.find(kPriorityValueHeader); it != req.end() && !g.priority) {
+    g.priority = parse_priority_value(it->value());
+    if (!g.priority)
+      co_return co_await reject(x, is_tgi(api) ? 422 : 400,
+                                "x-priority-value: header must be an integer", "validation");
+  }
   note_request(x.tr, g);
   roll_dice(ctx.dice, g.output_tokens, f, x.tr);
   if (f.never_respond) co_return co_await never_respond(x);
@@ -377,7 +385,7 @@ awaitable<bool> serve_generate(const GenerateContext& ctx, tcp::socket& sock, co
 
   const uint64_t id = x.tr.seq;
   auto stream = std::make_shared<Stream>(sock.get_executor());
-  ctx.engine.submit(sched_request_of(id, g, ctx.cfg, req.body()), stream);
+  ctx.engine.submit(sched_request_of(id, g), stream);
   Item first = co_await stream->next();
   if (first.verdict != Admission::accepted)
     co_return co_await reject_unadmitted(x, g.stream, first.verdict);

@@ -62,10 +62,10 @@ std::vector<uint64_t> block_hashes(std::string_view text, int64_t block_bytes, i
   return out;
 }
 
-std::vector<uint64_t> prompt_prefix_blocks(const SimConfig& c, std::string_view body,
+std::vector<uint64_t> prompt_prefix_blocks(const SimConfig& c, std::string_view text,
                                            int64_t prompt_tokens) {
   if (!c.sched.prefix_caching || c.sched.kv_block_tokens < 1) return {};
-  return block_hashes(body, static_cast<int64_t>(c.sched.kv_block_tokens) * c.text.chars_per_token,
+  return block_hashes(text, static_cast<int64_t>(c.sched.kv_block_tokens) * c.text.chars_per_token,
                       prompt_tokens / c.sched.kv_block_tokens);
 }
 

@@ -36,13 +36,13 @@ class PrefixCache {
 // chars_per_token bytes a token, so a block of B tokens is B x chars_per_token bytes).
 std::vector<uint64_t> block_hashes(std::string_view text, int64_t block_bytes, int64_t max_blocks);
 
-// SchedRequest::prefix_blocks of a generation request whose raw body is `body`: the hashes
-// of its leading full blocks of kv_block_tokens x chars_per_token bytes, at most
-// prompt_tokens / kv_block_tokens of them; empty when prefix caching is off. The body's
-// leading bytes stand for the prompt's (a client sends the same JSON before the prompt, so
-// equal prompt prefixes give equal leading blocks). Used by the live simulator and by
-// `servebench predict`, so both see the same hits.
-std::vector<uint64_t> prompt_prefix_blocks(const SimConfig& c, std::string_view body,
+// SchedRequest::prefix_blocks of a generation request whose prompt text is `text` (the prompt,
+// or its chat messages' texts in order, each followed by "\n"): the hashes of its leading full
+// blocks of kv_block_tokens x chars_per_token bytes, at most prompt_tokens / kv_block_tokens of
+// them; empty when prefix caching is off. Equal prompt prefixes give equal leading blocks
+// whatever else the requests' bodies hold. Filled by parse_generate (GenRequest::prefix_blocks),
+// so the live simulator and `servebench predict` see the same hits.
+std::vector<uint64_t> prompt_prefix_blocks(const SimConfig& c, std::string_view text,
                                            int64_t prompt_tokens);
 
 }  // namespace sb::sim

@@ -3,23 +3,22 @@
 // simulator (generate_handler.cc) and by `servebench predict` (src/predict), so that both
 // schedule the same request the same way. A field added to SchedRequest is filled here.
 #include <cstdint>
-#include <string_view>
 
 #include "sim/api.h"
-#include "sim/prefix_cache.h"
 #include "sim/scheduler.h"
 
 namespace sb::sim {
 
-// `body`: the request's raw body (its leading bytes name the prompt's prefix blocks).
-inline SchedRequest sched_request_of(uint64_t id, const GenRequest& g, const SimConfig& c,
-                                     std::string_view body) {
+// The prompt's prefix blocks come from parse_generate (GenRequest::prefix_blocks, hashed from
+// the prompt's text rather than the body's bytes).
+inline SchedRequest sched_request_of(uint64_t id, const GenRequest& g) {
   SchedRequest r;
   r.id = id;
   r.prompt_tokens = g.prompt_tokens;
   r.max_new_tokens = g.max_new_tokens;
   r.output_tokens = g.output_tokens;
-  r.prefix_blocks = prompt_prefix_blocks(c, body, g.prompt_tokens);
+  r.prefix_blocks = g.prefix_blocks;
+  r.priority = g.priority.value_or(0);
   return r;
 }
 

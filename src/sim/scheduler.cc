@@ -105,7 +105,7 @@ void Scheduler::advance(TimePoint now, std::vector<SchedEvent>& out) {
     TimePoint at = *t;
     if (step_end_ && *step_end_ == at) finish_step(at, out);
     while (!pending_.empty() && pending_.front().ready <= at) {
-      waiting_.push_back(std::move(pending_.front()));
+      enqueue_waiting(std::move(pending_.front()), false);
       pending_.pop_front();
     }
     if (!step_end_) try_start_step(at, out);
@@ -202,7 +202,22 @@ void Scheduler::preempt_back() {
   q.decoding = false;
   kv_waiting_ += q.kv_need();
   ++preemptions_;
-  waiting_.push_front(std::move(q));
+  enqueue_waiting(std::move(q), true);
+}
+
+void Scheduler::enqueue_waiting(Req q, bool front) {
+  const int64_t p = q.r.priority;
+  // With one priority this is push_front / push_back, without a scan.
+  if (front) {  // ahead of every waiting request of its priority or a less urgent one
+    auto it = std::find_if(waiting_.begin(), waiting_.end(),
+                           [&](const Req& w) { return w.r.priority >= p; });
+    waiting_.insert(it, std::move(q));
+    return;
+  }
+  // Behind every waiting request of its priority or a more urgent one.
+  auto it = std::find_if(waiting_.rbegin(), waiting_.rend(),
+                         [&](const Req& w) { return w.r.priority <= p; });
+  waiting_.insert(it.base(), std::move(q));
 }
 
 void Scheduler::grow_or_preempt() {

@@ -3,7 +3,10 @@
 // points, so tests and `servebench predict` run it in fake or virtual time.
 //
 // Model (docs/simulator.md, "The engine model"): a request arrives, spends the per-request
-// overhead (in parallel, or under the serial lock inside the engine), waits in a FIFO queue,
+// overhead (in parallel, or under the serial lock inside the engine), waits in a queue (FIFO
+// within a priority, SchedRequest::priority: a more urgent request waits ahead of every less
+// urgent one, in every prefill mode; a preempted request goes back to the front of its own
+// priority),
 // is admitted into the running batch when the policy, the batch size and the KV memory allow,
 // has its prompt prefilled and then gets one token per decode step. How prefill shares the GPU
 // with decoding is SimConfig::sched.prefill_mode:
@@ -50,6 +53,9 @@ struct SchedRequest {
   // Chained hashes of the prompt's full KV blocks (sim/prefix_cache.h block_hashes), block 0
   // first; empty: the request shares no prefix the cache could know.
   std::vector<uint64_t> prefix_blocks;
+  // Lower is served earlier (vLLM's --scheduling-policy priority): the waiting queue is
+  // ordered by priority, then by arrival. All 0 (the default): first come, first served.
+  int64_t priority = 0;
 };
 
 enum class Admission {
@@ -140,6 +146,9 @@ class Scheduler {
   // back of the batch when none is free.
   void grow_or_preempt();
   void preempt_back();
+  // Queues q behind the waiting requests of its priority and more urgent ones (`front`:
+  // ahead of those of its own priority instead).
+  void enqueue_waiting(Req q, bool front);
   void release(Req& q);  // frees q's KV
   int64_t resident_tokens() const;
   void begin(TimePoint t, Nanos dur, StepKind kind);

@@ -33,11 +33,11 @@ struct Entry {
   int t_ms, in, out;
   std::vector<int> hash_ids;
   int cached;  // tokens the prefix cache should serve: the leading blocks an earlier request
-               // with the same output length (the body before the prompt) held in full
+               // held in full
 };
 
-// Written by hand after Mooncake's trace format. Requests sharing blocks share their output
-// length: the simulator hashes the request body, whose bytes before the prompt hold n_predict.
+// Written by hand after Mooncake's trace format. The simulator hashes the prompt's text, so
+// requests sharing blocks share them whatever their output lengths.
 const std::vector<Entry> kEntries = {
     {0, 1200, 16, {10, 11, 12}, 0},
     {100, 300, 8, {20}, 0},

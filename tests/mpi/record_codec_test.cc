@@ -37,6 +37,8 @@ metrics::RequestRecord sample(uint64_t id) {
   metrics::RequestRecord r;
   r.id = id + 1;
   r.request_class = "chat";
+  r.priority_class = "high";
+  r.priority = 2;
   r.warmup = true;
   r.status = 503;
   r.error_class = ErrorClass::overloaded;
@@ -96,12 +98,15 @@ void expect_same_quality(const quality::RequestQuality& a, const quality::Reques
 // elements"). Then carry the new member in src/mpi/record_codec.cc (which fails the same way),
 // set it to a non-default value in sample() and compare it here.
 void expect_same(const metrics::RequestRecord& a, const metrics::RequestRecord& b) {
-  const auto& [id, request_class, warmup, status, error_class, error, t_sched_ns, t_send_ns,
-               t_first_ns, t_first_content_ns, t_last_ns, t_end_ns, input_tokens, output_tokens,
-               output_tokens_source, output_tokens_alt, output_tokens_alt_source, reasoning_tokens,
-               reasoning_tokens_source, output_text, quality, client, server, events, itl_ms] = a;
+  const auto& [id, request_class, priority_class, priority, warmup, status, error_class, error,
+               t_sched_ns, t_send_ns, t_first_ns, t_first_content_ns, t_last_ns, t_end_ns,
+               input_tokens, output_tokens, output_tokens_source, output_tokens_alt,
+               output_tokens_alt_source, reasoning_tokens, reasoning_tokens_source, output_text,
+               quality, client, server, events, itl_ms] = a;
   EXPECT_EQ(id, b.id);
   EXPECT_EQ(request_class, b.request_class);
+  EXPECT_EQ(priority_class, b.priority_class);
+  EXPECT_EQ(priority, b.priority);
   EXPECT_EQ(warmup, b.warmup);
   EXPECT_EQ(status, b.status);
   EXPECT_EQ(error_class, b.error_class);
@@ -154,6 +159,8 @@ TEST(RecordCodec, SampleSetsEveryFieldToANonDefaultValue) {
   // show in RoundTripsEveryField.
   EXPECT_NE(s.id, d.id);
   EXPECT_NE(s.request_class, d.request_class);
+  EXPECT_NE(s.priority_class, d.priority_class);
+  EXPECT_NE(s.priority, d.priority);
   EXPECT_NE(s.warmup, d.warmup);
   EXPECT_NE(s.status, d.status);
   EXPECT_NE(s.error_class, d.error_class);
