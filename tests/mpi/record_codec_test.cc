@@ -49,6 +49,10 @@ metrics::RequestRecord sample(uint64_t id) {
   r.t_first_content_ns = 40;
   r.t_last_ns = 50;
   r.t_end_ns = 60;
+  r.session_id = 4;
+  r.turn = 2;
+  r.session_turns = 5;
+  r.history_tokens = 300;
   r.input_tokens = 32;
   r.output_tokens = 7;
   r.output_tokens_source = metrics::TokenSource::details;
@@ -100,9 +104,9 @@ void expect_same_quality(const quality::RequestQuality& a, const quality::Reques
 void expect_same(const metrics::RequestRecord& a, const metrics::RequestRecord& b) {
   const auto& [id, request_class, priority_class, priority, warmup, status, error_class, error,
                t_sched_ns, t_send_ns, t_first_ns, t_first_content_ns, t_last_ns, t_end_ns,
-               input_tokens, output_tokens, output_tokens_source, output_tokens_alt,
-               output_tokens_alt_source, reasoning_tokens, reasoning_tokens_source, output_text,
-               quality, client, server, events, itl_ms] = a;
+               session_id, turn, session_turns, history_tokens, input_tokens, output_tokens,
+               output_tokens_source, output_tokens_alt, output_tokens_alt_source, reasoning_tokens,
+               reasoning_tokens_source, output_text, quality, client, server, events, itl_ms] = a;
   EXPECT_EQ(id, b.id);
   EXPECT_EQ(request_class, b.request_class);
   EXPECT_EQ(priority_class, b.priority_class);
@@ -117,6 +121,10 @@ void expect_same(const metrics::RequestRecord& a, const metrics::RequestRecord& 
   EXPECT_EQ(t_first_content_ns, b.t_first_content_ns);
   EXPECT_EQ(t_last_ns, b.t_last_ns);
   EXPECT_EQ(t_end_ns, b.t_end_ns);
+  EXPECT_EQ(session_id, b.session_id);
+  EXPECT_EQ(turn, b.turn);
+  EXPECT_EQ(session_turns, b.session_turns);
+  EXPECT_EQ(history_tokens, b.history_tokens);
   EXPECT_EQ(input_tokens, b.input_tokens);
   EXPECT_EQ(output_tokens, b.output_tokens);
   EXPECT_EQ(output_tokens_source, b.output_tokens_source);
