@@ -8,7 +8,7 @@
 #include <boost/asio/redirect_error.hpp>
 
 #include "engine/phase_clock.h"
-#include "load/priority_mix.h"
+#include "engine/request_priority.h"
 #include "quality/request_quality.h"
 #include "workload/conversation.h"
 #include "workload/output_tokens.h"
@@ -159,13 +159,7 @@ awaitable<std::optional<Worker::Answer>> Worker::send_item(metrics::RequestRecor
                                                            std::string more_headers) {
   record.request_class = item.request_class.empty() ? "default" : item.request_class;
   record.input_tokens = item.input_tokens;
-  std::optional<int64_t> priority;
-  const LoadConfig& lc = shared_.config.load;
-  if (const auto* c = load::priority_of(lc.priority_mix, lc.seed, record.id)) {
-    record.priority_class = c->name;
-    record.priority = c->priority;
-    priority = c->priority;
-  }
+  const std::optional<int64_t> priority = assign_priority(shared_.config.load, record.id, record);
   const std::string body =
       adapter_->build_body(protocol::Prompt{.text = item.prompt,
                                             .messages_json = item.messages_json,

@@ -12,7 +12,7 @@
 #include "common/error.h"
 #include "common/wall_clock.h"
 #include "engine/load_phases.h"
-#include "load/priority_mix.h"
+#include "engine/request_priority.h"
 #include "predict/virtual_server.h"
 #include "protocol/adapter.h"
 #include "workload/prompt_source.h"
@@ -178,12 +178,8 @@ void VirtualRun::send(const Phase& p, uint64_t id, TimePoint t_sched, TimePoint 
   workload::WorkItem item = prompts_.item(id);
   InFlight f;
   metrics::RequestRecord& r = f.record;
-  std::optional<int64_t> priority;  // --priority-mix: as the live engine sends it
-  if (const auto* c = load::priority_of(config_.load.priority_mix, config_.load.seed, id)) {
-    r.priority_class = c->name;
-    r.priority = c->priority;
-    priority = c->priority;
-  }
+  // --priority-mix: as the live engine sends it.
+  const std::optional<int64_t> priority = engine::assign_priority(config_.load, id, r);
   const std::string body =
       adapter_->build_body(protocol::Prompt{.text = item.prompt,
                                             .messages_json = item.messages_json,
