@@ -470,4 +470,13 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   return pc;
 }
 
+const char* schedule_flag_given(const ProfFlags& f) {
+  return !f.concurrency.empty()    ? "--concurrency"
+         : !f.request_rate.empty() ? "--request-rate"
+         : !f.rate_pattern.empty() ? "--rate-pattern"
+         : f.arrival != "poisson"  ? "--arrival"
+         : f.burstiness != 1.0     ? "--burstiness"
+                                   : nullptr;
+}
+
 }  // namespace sb::cli

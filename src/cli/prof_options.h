@@ -79,4 +79,9 @@ void add_prof_flags(CLI::App& app, ProfFlags& flags);
 // Converts and validates; throws sb::Error (usage) naming the flag and the fix.
 ProfConfig to_prof_config(const ProfFlags& flags);
 
+// The first flag given that sets the run's own schedule (--concurrency, --request-rate,
+// --rate-pattern, --arrival other than poisson, --burstiness); nullptr when none. Trace replay
+// and sessions bring their own schedule and refuse these.
+const char* schedule_flag_given(const ProfFlags& flags);
+
 }  // namespace sb::cli

@@ -39,14 +39,9 @@ void check_session_flags(const ProfFlags& f) {
           "--session-concurrency N too");
     return;
   }
-  const char* own = !f.concurrency.empty()     ? "--concurrency"
-                    : !f.request_rate.empty()  ? "--request-rate"
-                    : !f.rate_pattern.empty()  ? "--rate-pattern"
-                    : f.arrival != "poisson"   ? "--arrival"
-                    : f.burstiness != 1.0      ? "--burstiness"
-                    : f.max_concurrency != "0" ? "--max-concurrency"
-                    : !f.trace.empty()         ? "--trace"
-                                               : nullptr;
+  const char* own = schedule_flag_given(f);
+  if (!own)
+    own = f.max_concurrency != "0" ? "--max-concurrency" : !f.trace.empty() ? "--trace" : nullptr;
   if (own)
     throw usage_error(fmt::format(
         "--session-concurrency and {} exclude each other: sessions are a closed loop of their "

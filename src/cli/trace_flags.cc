@@ -20,13 +20,7 @@ void check_trace_flags(const ProfFlags& f) {
           "trace replay: give --trace FILE too");
     return;
   }
-  const char* own = !f.concurrency.empty()    ? "--concurrency"
-                    : !f.request_rate.empty() ? "--request-rate"
-                    : !f.rate_pattern.empty() ? "--rate-pattern"
-                    : f.arrival != "poisson"  ? "--arrival"
-                    : f.burstiness != 1.0     ? "--burstiness"
-                                              : nullptr;
-  if (own)
+  if (const char* own = schedule_flag_given(f))
     throw usage_error(fmt::format(
         "--trace and {} exclude each other: a trace sends each request at its own time (an "
         "open loop); scale it with --trace-speedup, cap it with --max-concurrency",
