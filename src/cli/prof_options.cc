@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/pooling_flags.h"
 #include "cli/session_flags.h"
 #include "cli/trace_flags.h"
 #include "common/error.h"
@@ -98,6 +99,9 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
                  "Prompts from a dataset: JSONL, ShareGPT JSON, or a folder of images");
   app.add_option("--dataset-format", f.dataset_format,
                  "auto | synthetic | jsonl | sharegpt | images")
+      ->capture_default_str();
+  app.add_option("--batch-size", f.batch_size,
+                 "--api embeddings: inputs per request; --api rerank: documents per request")
       ->capture_default_str();
   app.add_flag("--strict", f.strict,
                "A malformed dataset record is an error (default: skipped and counted)");
@@ -452,6 +456,7 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   e.workload.seed = f.seed;
   apply_trace_flags(f, e);    // --trace: the trace's schedule, lengths and prompts
   apply_session_flags(f, e);  // --session-concurrency: a closed loop over sessions
+  apply_pooling_flags(f, e);  // --api embeddings / rerank: whole bodies, --batch-size inputs
 
   pc.run.slo = metrics::parse_goodput_flags(f.goodput);
   pc.output_dir = f.output_dir;

@@ -56,6 +56,9 @@ struct ProfFlags {
   // Sessions (workload/session_spec.h; docs/workloads.md): --session-concurrency N, --turns SPEC,
   // --think-time SPEC, --session-header NAME; empty: not given.
   std::string session_concurrency, turns, think_time, session_header;
+  // --batch-size N: inputs per embeddings request, documents per rerank request
+  // (cli/pooling_flags.h).
+  int64_t batch_size = 1;
   std::string output_dir, max_response_bytes = "64M", max_event_bytes = "1M";
   bool overwrite = false;
   double max_error_rate = -1;

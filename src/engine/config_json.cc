@@ -83,6 +83,7 @@ nlohmann::json config_to_json(const EngineConfig& c) {
         {"strict", c.workload.strict},
         {"shared_prefix", c.workload.shared_prefix},
         {"tokenizer", c.workload.tokenizer},
+        {"batch_inputs", c.workload.batch_inputs},
         // --trace: what summary.json `trace` reports on (null without a trace).
         {"trace", c.workload.trace
                       ? json{{"file", c.workload.trace->spec.path},

@@ -56,6 +56,10 @@ void ResponseRecorder::apply(const protocol::Decoded& d, int64_t now_ns) {
   if (d.server_timings) r.server.merge(*d.server_timings);
   if (d.final) final_seen_ = true;
   if (d.error != ErrorClass::ok) fail(d.error, d.error_message);
+  // embeddings / rerank: one item per input sent, or the answer is not the one asked for.
+  if (d.items && r.items >= 0 && *d.items != r.items)
+    fail(ErrorClass::malformed,
+         fmt::format("sent {} inputs, the response holds {} items", r.items, *d.items));
 }
 
 bool ResponseRecorder::on_event(std::string_view data, int64_t now_ns) {

@@ -12,6 +12,7 @@
 #include "quality/request_quality.h"
 #include "workload/conversation.h"
 #include "workload/output_tokens.h"
+#include "workload/pooling_item.h"
 
 namespace sb::engine {
 
@@ -151,7 +152,15 @@ awaitable<void> Worker::one_request(Phase& phase, uint64_t id, TimePoint t_sched
   record.id = id;
   record.warmup = phase.warmup;
   record.t_sched_ns = ns_since(shared_.run_start, t_sched);
-  co_await send_item(std::move(record), shared_.prompts.item(id), {});
+  const auto& c = shared_.config;
+  workload::WorkItem item = protocol::is_pooling(c.adapter.api)
+                                ? workload::pooling_item(shared_.prompts,
+                                                         c.adapter.api == protocol::Api::rerank
+                                                             ? workload::PoolingKind::rerank
+                                                             : workload::PoolingKind::embeddings,
+                                                         c.workload.batch_inputs, id)
+                                : shared_.prompts.item(id);
+  co_await send_item(std::move(record), std::move(item), {});
 }
 
 awaitable<std::optional<Worker::Answer>> Worker::send_item(metrics::RequestRecord record,
@@ -160,11 +169,15 @@ awaitable<std::optional<Worker::Answer>> Worker::send_item(metrics::RequestRecor
   record.request_class = item.request_class.empty() ? "default" : item.request_class;
   record.input_tokens = item.input_tokens;
   const std::optional<int64_t> priority = assign_priority(shared_.config.load, record.id, record);
+  if (protocol::is_pooling(shared_.config.adapter.api))
+    record.items = static_cast<int64_t>(item.inputs.size());
   const std::string body =
       adapter_->build_body(protocol::Prompt{.text = item.prompt,
                                             .messages_json = item.messages_json,
                                             .max_tokens = item.max_tokens,
-                                            .priority = priority});
+                                            .priority = priority,
+                                            .inputs = std::move(item.inputs),
+                                            .image_inputs = item.image_inputs});
 
   counters_.started.fetch_add(1, std::memory_order_relaxed);
   counters_.in_flight.fetch_add(1, std::memory_order_relaxed);

@@ -62,6 +62,9 @@ struct RequestRecord {
   int64_t history_tokens = -1;
 
   int64_t input_tokens = 0;
+  // --api embeddings / rerank: the items the request sent (inputs to embed, documents to
+  // score), the response checked to hold as many; -1 on the generative APIs.
+  int64_t items = -1;
   int64_t output_tokens = 0;
   TokenSource output_tokens_source = TokenSource::none;
   // A second, independent count (e.g. the estimate when usage was reported), -1 if none.

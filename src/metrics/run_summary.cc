@@ -75,13 +75,19 @@ Throughput compute_throughput(const Records& subset, double window_s) {
   Throughput t;
   t.window_s = window_s;
   if (window_s <= 0) return t;
-  int64_t ok = 0, in = 0, out = 0;
+  int64_t ok = 0, in = 0, out = 0, items = 0;
+  bool pooling = false;
   for (const RequestRecord* r : subset) {
     if (!r->ok()) continue;
     ++ok;
     in += r->input_tokens;
     out += r->output_tokens;
+    if (r->items >= 0) {
+      pooling = true;
+      items += r->items;
+    }
   }
+  if (pooling) t.items_per_s = static_cast<double>(items) / window_s;
   t.requests_per_s = static_cast<double>(ok) / window_s;
   t.input_tokens_per_s = static_cast<double>(in) / window_s;
   t.output_tokens_per_s = static_cast<double>(out) / window_s;

@@ -113,6 +113,9 @@ struct Throughput {
   double window_s = 0;  // first t_send .. last t_end of measured requests; 0 if unknown
   // All undefined when window_s == 0.
   std::optional<double> requests_per_s, input_tokens_per_s, output_tokens_per_s, total_tokens_per_s;
+  // --api embeddings / rerank: the items (RequestRecord::items) of the ok requests / window;
+  // undefined when no ok request carried items.
+  std::optional<double> items_per_s;
 };
 
 struct GoodputResult {

@@ -150,16 +150,16 @@ void get_server(Reader& in, ServerTimes& t) {
 void put_record(std::string& out, const metrics::RequestRecord& r) {
   const auto& [id, request_class, priority_class, priority, warmup, status, error_class, error,
                t_sched_ns, t_send_ns, t_first_ns, t_first_content_ns, t_last_ns, t_end_ns,
-               session_id, turn, session_turns, history_tokens, input_tokens, output_tokens,
+               session_id, turn, session_turns, history_tokens, input_tokens, items, output_tokens,
                output_tokens_source, output_tokens_alt, output_tokens_alt_source, reasoning_tokens,
                reasoning_tokens_source, output_text, quality, client, server, events, itl_ms] = r;
   put<uint64_t>(out, id);
   put<uint8_t>(out, warmup ? 1 : 0);
   put<int32_t>(out, status);
   put<uint8_t>(out, static_cast<uint8_t>(error_class));
-  for (int64_t t :
-       {t_sched_ns, t_send_ns, t_first_ns, t_first_content_ns, t_last_ns, t_end_ns, input_tokens,
-        output_tokens, output_tokens_alt, reasoning_tokens, session_id, history_tokens, priority})
+  for (int64_t t : {t_sched_ns, t_send_ns, t_first_ns, t_first_content_ns, t_last_ns, t_end_ns,
+                    input_tokens, output_tokens, output_tokens_alt, reasoning_tokens, session_id,
+                    history_tokens, priority, items})
     put<int64_t>(out, t);
   put<int32_t>(out, turn);
   put<int32_t>(out, session_turns);
@@ -183,16 +183,16 @@ void put_record(std::string& out, const metrics::RequestRecord& r) {
 void get_record(Reader& in, metrics::RequestRecord& r) {
   auto& [id, request_class, priority_class, priority, warmup, status, error_class, error,
          t_sched_ns, t_send_ns, t_first_ns, t_first_content_ns, t_last_ns, t_end_ns, session_id,
-         turn, session_turns, history_tokens, input_tokens, output_tokens, output_tokens_source,
-         output_tokens_alt, output_tokens_alt_source, reasoning_tokens, reasoning_tokens_source,
-         output_text, quality, client, server, events, itl_ms] = r;
+         turn, session_turns, history_tokens, input_tokens, items, output_tokens,
+         output_tokens_source, output_tokens_alt, output_tokens_alt_source, reasoning_tokens,
+         reasoning_tokens_source, output_text, quality, client, server, events, itl_ms] = r;
   id = in.get<uint64_t>();
   warmup = in.get<uint8_t>() != 0;
   status = in.get<int32_t>();
   error_class = in.get_enum<ErrorClass>(kErrorClassNames.size(), "error class");
   for (int64_t* t : {&t_sched_ns, &t_send_ns, &t_first_ns, &t_first_content_ns, &t_last_ns,
                      &t_end_ns, &input_tokens, &output_tokens, &output_tokens_alt,
-                     &reasoning_tokens, &session_id, &history_tokens, &priority})
+                     &reasoning_tokens, &session_id, &history_tokens, &priority, &items})
     *t = in.get<int64_t>();
   turn = in.get<int32_t>();
   session_turns = in.get<int32_t>();

@@ -38,25 +38,10 @@ RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
   RunDefaults d;
   if (!n) return d;
   check_keys(ctx, n, "defaults",
-             {"api",
-              "stream",
-              "input_length",
-              "output_length",
-              "ignore_eos",
-              "warmup",
-              "goodput",
-              "cooldown",
-              "sim_time_scale",
-              "workers",
-              "seed",
-              "timeout",
-              "max_error_rate",
-              "sim_seed",
-              "save_outputs",
-              "dataset",
-              "telemetry_interval",
-              "gpu_telemetry",
-              "server_metrics",
+             {"api",       "stream",     "input_length",       "output_length",  "ignore_eos",
+              "warmup",    "goodput",    "cooldown",           "sim_time_scale", "workers",
+              "seed",      "timeout",    "max_error_rate",     "sim_seed",       "save_outputs",
+              "dataset",   "batch_size", "telemetry_interval", "gpu_telemetry",  "server_metrics",
               "server_pid"});
   if (auto api = get_string(ctx, n, "api", "defaults.api")) {
     if (!protocol::api_from_string(*api) || *api == "generic")
@@ -68,6 +53,7 @@ RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
   d.input_length = get_int(ctx, n, "input_length", "defaults.input_length", 1).value_or(256);
   d.output_length = get_int(ctx, n, "output_length", "defaults.output_length", 1).value_or(128);
   d.ignore_eos = get_bool(ctx, n, "ignore_eos", "defaults.ignore_eos").value_or(false);
+  d.batch_size = get_int(ctx, n, "batch_size", "defaults.batch_size", 1).value_or(1);
   d.warmup = get_int(ctx, n, "warmup", "defaults.warmup", 0).value_or(0);
   d.goodput = goodput_list(ctx, n, "defaults.goodput");
   d.cooldown_s = get_duration_s(ctx, n, "cooldown", "defaults.cooldown").value_or(0);

@@ -45,6 +45,7 @@ struct RunDefaults {
   std::optional<uint64_t> sim_seed;  // sim providers' output-text seed
   bool save_outputs = false;         // response texts in requests.jsonl (quality, agree)
   std::string dataset;               // prompts (and references) from a file, as --dataset
+  int64_t batch_size = 1;  // as --batch-size: inputs per request of an embeddings / rerank run
   double telemetry_interval_ms = 1000;
   std::string gpu_telemetry = "auto";       // nvml | nvidia-smi | dcgm:URL | off | auto
   std::vector<std::string> server_metrics;  // scraped by every run (else a sim's /metrics)

@@ -126,7 +126,8 @@ std::optional<LevelMeasure> run_level(const Stage& stage, const StageTarget& t,
   if (ctx.first_failure == 0 && (!out.ok || out.exit_code != 0))
     ctx.first_failure = out.exit_code != 0 ? out.exit_code : 1;
   if (!out.ok) {
-    if (leads(ctx)) fmt::print(stderr, "servebench: run {} failed: {}\n", what, redact_text(out.error));
+    if (leads(ctx))
+      fmt::print(stderr, "servebench: run {} failed: {}\n", what, redact_text(out.error));
     if (out.exit_code == static_cast<int>(ExitCode::unreachable)) ctx.target_dead = true;
   } else if (!ctx.quiet && leads(ctx)) {
     const Headline& h = out.headline;
@@ -242,7 +243,7 @@ int run_plan(const Plan& plan, const PlanRunOptions& o) {
     t.max_error_rate = d.max_error_rate;
     engine::EngineConfig& e = t.base.engine;
     e.adapter.api = *protocol::api_from_string(p.api.empty() ? d.api : p.api);
-    e.adapter.stream = d.stream;
+    e.adapter.stream = d.stream && !protocol::is_pooling(e.adapter.api);
     e.adapter.ignore_eos = d.ignore_eos;
     e.adapter.model = p.model_name;
     e.workload.input_tokens = d.input_length;
@@ -263,6 +264,8 @@ int run_plan(const Plan& plan, const PlanRunOptions& o) {
     t.base.sim.seed = d.sim_seed;
     e.save_outputs = d.save_outputs;
     e.workload.dataset = d.dataset;
+    // Only the non-generative APIs send several inputs a request (as prof's --batch-size).
+    e.workload.batch_inputs = protocol::is_pooling(e.adapter.api) ? d.batch_size : 1;
     t.base.telemetry = run_telemetry_of(d);
     t.base.provider_label = p.name;
 

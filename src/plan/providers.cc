@@ -255,10 +255,11 @@ void apply_provider(const Provider& p, const std::vector<std::string>& sim_urls,
   if (urls.empty())
     throw usage_error(fmt::format("{}: provider '{}' has no endpoint", p.where, p.id));
   if (!p.api.empty()) e.adapter.api = *protocol::api_from_string(p.api);
-  // The APIs whose default paths start with /v1 (OpenAI's three, Anthropic's).
+  // The APIs whose default paths start with /v1 (OpenAI's three, Anthropic's, embeddings, rerank).
   const bool openai =
       e.adapter.api == protocol::Api::openai || e.adapter.api == protocol::Api::openai_chat ||
-      e.adapter.api == protocol::Api::openai_responses || e.adapter.api == protocol::Api::anthropic;
+      e.adapter.api == protocol::Api::openai_responses ||
+      e.adapter.api == protocol::Api::anthropic || protocol::is_pooling(e.adapter.api);
   auto to_url = [&](const std::string& s) {
     net::Url u = net::parse_url(s);
     // acs-bench style http://host:8000/v1: the OpenAI paths already start with /v1.

@@ -42,6 +42,12 @@ sim::ApiKind api_kind_of(const protocol::AdapterConfig& a) {
       return sim::ApiKind::responses;
     case protocol::Api::anthropic:
       return sim::ApiKind::anthropic;
+    case protocol::Api::embeddings:
+    case protocol::Api::rerank:
+      throw usage_error(fmt::format(
+          "predict: --api {} is not modelled in virtual time yet; run it against the live "
+          "simulator (prof --sim ... --api {})",
+          protocol::to_string(a.api), protocol::to_string(a.api)));
     case protocol::Api::generic:
       break;
   }

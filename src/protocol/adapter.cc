@@ -17,12 +17,16 @@ std::optional<Api> api_from_string(std::string_view s) {
   if (s == "llamacpp") return Api::llamacpp;
   if (s == "openai-responses") return Api::openai_responses;
   if (s == "anthropic") return Api::anthropic;
+  if (s == "embeddings") return Api::embeddings;
+  if (s == "rerank") return Api::rerank;
   return std::nullopt;
 }
 
 std::string api_choices(bool with_generic) {
-  return with_generic ? "tgi, openai, openai-chat, generic, llamacpp, openai-responses or anthropic"
-                      : "tgi, openai, openai-chat, llamacpp, openai-responses or anthropic";
+  return with_generic ? "tgi, openai, openai-chat, generic, llamacpp, openai-responses, "
+                        "anthropic, embeddings or rerank"
+                      : "tgi, openai, openai-chat, llamacpp, openai-responses, anthropic, "
+                        "embeddings or rerank";
 }
 
 std::string_view to_string(Api api) {
@@ -41,6 +45,10 @@ std::string_view to_string(Api api) {
       return "openai-responses";
     case Api::anthropic:
       return "anthropic";
+    case Api::embeddings:
+      return "embeddings";
+    case Api::rerank:
+      return "rerank";
   }
   return "unknown";
 }
@@ -85,6 +93,9 @@ std::unique_ptr<Adapter> make_adapter(const AdapterConfig& config) {
       return make_openai_responses_adapter(config);
     case Api::anthropic:
       return make_anthropic_adapter(config);
+    case Api::embeddings:
+    case Api::rerank:
+      return make_pooling_adapter(config);
   }
   throw usage_error("unknown --api value");
 }

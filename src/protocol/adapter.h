@@ -18,10 +18,26 @@
 
 namespace sb::protocol {
 
-enum class Api { tgi, openai, openai_chat, generic, llamacpp, openai_responses, anthropic };
-// "tgi", "openai", "openai-chat", "generic", "llamacpp", "openai-responses", "anthropic"
+enum class Api {
+  tgi,
+  openai,
+  openai_chat,
+  generic,
+  llamacpp,
+  openai_responses,
+  anthropic,
+  embeddings,
+  rerank
+};
+// "tgi", "openai", "openai-chat", "generic", "llamacpp", "openai-responses", "anthropic",
+// "embeddings", "rerank"
 std::optional<Api> api_from_string(std::string_view s);
 std::string_view to_string(Api api);
+// The non-generative APIs (embeddings, rerank): never streamed, no output tokens; a request
+// carries Prompt::inputs and the response one item per input (Decoded::items).
+inline bool is_pooling(Api api) {
+  return api == Api::embeddings || api == Api::rerank;
+}
 // The names above for a message, "tgi, openai, ... or anthropic"; without "generic" when
 // `with_generic` is false (what a plan or a simulator cannot take).
 std::string api_choices(bool with_generic = true);
@@ -67,6 +83,11 @@ struct Prompt {
   // top-level "priority" by the openai and openai-chat adapters; the other APIs have no body
   // field for it (TGI's parameters have none) and send only the headers (engine). Unset: none.
   std::optional<int64_t> priority;
+  // --api embeddings / rerank: the request's inputs, one per item: texts, or image URLs
+  // (data: URLs with base64 bytes, or http(s)) when `image_inputs`. rerank scores each
+  // against `text`, the query. Unused by the generative APIs.
+  std::vector<std::string> inputs;
+  bool image_inputs = false;
 };
 
 // What one SSE event (or a whole non-streamed body) contributed.
@@ -87,6 +108,8 @@ struct Decoded {
   std::string error_message;          // its message (first 512 bytes)
   std::string_view text;  // the output text (valid until the next decode call; may be empty)
   std::optional<ServerTimes> server_timings;  // reported in this event (llama.cpp's last, usage)
+  // embeddings / rerank: the items the response holds (embeddings, scored documents).
+  std::optional<int64_t> items;
 };
 
 class Adapter {

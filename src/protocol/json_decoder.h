@@ -75,5 +75,6 @@ std::unique_ptr<Adapter> make_generic_adapter(const AdapterConfig& config);
 std::unique_ptr<Adapter> make_llamacpp_adapter(const AdapterConfig& config);
 std::unique_ptr<Adapter> make_openai_responses_adapter(const AdapterConfig& config);
 std::unique_ptr<Adapter> make_anthropic_adapter(const AdapterConfig& config);
+std::unique_ptr<Adapter> make_pooling_adapter(const AdapterConfig& config);  // embeddings, rerank
 
 }  // namespace sb::protocol

@@ -110,6 +110,9 @@ std::string format_terminal_summary(const RunSummary& s) {
   fmt::format_to(it, "\nThroughput: {} req/s; tokens/s: {} in, {} out, {} total\n",
                  num(t.requests_per_s), num(t.input_tokens_per_s, 1), num(t.output_tokens_per_s, 1),
                  num(t.total_tokens_per_s, 1));
+  if (t.items_per_s)
+    fmt::format_to(it, "Items:      {} items/s (embeddings or documents scored)\n",
+                   num(t.items_per_s, 1));
 
   if (s.goodput.slo.empty()) {
     out += "Goodput:    - (no --goodput SLO given)\n";

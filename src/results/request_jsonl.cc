@@ -116,6 +116,7 @@ void append_request_jsonl(std::string& out, const RequestRecord& r) {
     append_json_string(out, r.priority_class);
     fmt::format_to(it, ",\"priority\":{}", r.priority);
   }
+  if (r.items >= 0) fmt::format_to(it, ",\"items\":{}", r.items);
   fmt::format_to(it, ",\"input_tokens\":{},\"output_tokens\":{},\"output_tokens_source\":\"{}\"",
                  r.input_tokens, r.output_tokens, to_string(r.output_tokens_source));
   if (r.output_tokens_alt >= 0)
@@ -264,6 +265,7 @@ RequestRecord parse_request_jsonl(std::string_view line) {
     if (const json* v = field(j, "priority")) r.priority = int_field<int64_t>(*v, "priority");
     if (const json* v = field(j, "input_tokens"))
       r.input_tokens = int_field<int64_t>(*v, "input_tokens");
+    if (const json* v = field(j, "items")) r.items = int_field<int64_t>(*v, "items");
     if (const json* v = field(j, "output_tokens"))
       r.output_tokens = int_field<int64_t>(*v, "output_tokens");
     if (const json* v = field(j, "output_tokens_alt"))

@@ -41,7 +41,7 @@ std::string summary_csv_header() {
     for (auto s : kStats) fmt::format_to(std::back_inserter(out), ",{}_{}_ms", m, s);
   // Time to first output (content) token; reasoning: empty unless some request reasoned.
   out += ",ttfo_p50_ms,ttfo_p99_ms,reasoning_tokens_mean,reasoning_ms_p50";
-  out += ",error_rate,goodput_requests_per_s,goodput_fraction,abandonment_rate\n";
+  out += ",error_rate,goodput_requests_per_s,goodput_fraction,abandonment_rate,items_per_s\n";
   return out;
 }
 
@@ -77,6 +77,7 @@ std::string summary_csv_row(const RunSummary& s) {
   cell(out, s.goodput.requests_per_s);
   cell(out, s.goodput.fraction);
   cell(out, s.abandonment ? s.abandonment->rate : std::nullopt);
+  cell(out, s.throughput.items_per_s);
   out += '\n';
   return out;
 }

@@ -5,7 +5,8 @@
 //   requests_per_s, output_tokens_per_s,
 //   {e2e,ttft,tpot,itl}_{mean,p50,p90,p99}_ms,
 //   error_rate (failed / requests), goodput_requests_per_s, goodput_fraction,
-//   abandonment_rate (abandoned / requests; empty without --abandon-after)
+//   abandonment_rate (abandoned / requests; empty without --abandon-after),
+//   items_per_s (embeddings / rerank items of ok requests per second; empty otherwise)
 // An undefined value is an empty cell. Numbers use the shortest exact decimal form.
 #include <string>
 

@@ -38,11 +38,13 @@ json metrics_json(const MetricSet& m) {
 }
 
 json throughput_json(const Throughput& t) {
-  return {{"window_s", t.window_s},
-          {"requests_per_s", number_or_null(t.requests_per_s)},
-          {"input_tokens_per_s", number_or_null(t.input_tokens_per_s)},
-          {"output_tokens_per_s", number_or_null(t.output_tokens_per_s)},
-          {"total_tokens_per_s", number_or_null(t.total_tokens_per_s)}};
+  json out = {{"window_s", t.window_s},
+              {"requests_per_s", number_or_null(t.requests_per_s)},
+              {"input_tokens_per_s", number_or_null(t.input_tokens_per_s)},
+              {"output_tokens_per_s", number_or_null(t.output_tokens_per_s)},
+              {"total_tokens_per_s", number_or_null(t.total_tokens_per_s)}};
+  if (t.items_per_s) out["items_per_s"] = *t.items_per_s;  // embeddings / rerank only
+  return out;
 }
 
 json errors_json(const ErrorCounts& e) {

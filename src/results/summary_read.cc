@@ -73,8 +73,9 @@ RequestsView requests_of(const json& j) {
 }
 
 ThroughputView throughput_of(const json& j) {
-  return {num(j, "window_s"), num(j, "requests_per_s"), num(j, "input_tokens_per_s"),
-          num(j, "output_tokens_per_s"), num(j, "total_tokens_per_s")};
+  return {num(j, "window_s"),           num(j, "requests_per_s"),
+          num(j, "input_tokens_per_s"), num(j, "output_tokens_per_s"),
+          num(j, "total_tokens_per_s"), num(j, "items_per_s")};
 }
 
 QualityView quality_of(const json& j) {

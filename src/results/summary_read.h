@@ -49,6 +49,7 @@ struct RequestsView {
 struct ThroughputView {
   std::optional<double> window_s, requests_per_s, input_tokens_per_s, output_tokens_per_s,
       total_tokens_per_s;
+  std::optional<double> items_per_s;  // embeddings / rerank runs only
 };
 
 struct GoodputView {

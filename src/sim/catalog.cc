@@ -88,6 +88,18 @@ std::vector<ModelSpec> make_models() {
        131072, hf("meta-llama/Llama-3.1-70B-Instruct"), 128256},
       {"qwen2.5-7b", "Qwen/Qwen2.5-7B-Instruct", 7615616512, 28, 3584, 28, 4, 128, 32768,
        hf("Qwen/Qwen2.5-7B-Instruct"), 152064},
+      // Encoders, for /v1/embeddings and /v1/rerank (docs/simulator.md, "Embeddings, rerank
+      // and image encoders"): served as prompt-only passes; the cost model's causal attention
+      // pairs undercount their bidirectional attention by about half (a small term at 512
+      // tokens or fewer).
+      {"bge-large-en-v1.5", "BAAI/bge-large-en-v1.5", 335141888, 24, 1024, 16, 16, 64, 512,
+       hf("BAAI/bge-large-en-v1.5") + " (BERT-large)", 30522},
+      {"clip-vit-l-14", "openai/clip-vit-large-patch14", 304293888, 24, 1024, 16, 16, 64, 257,
+       "vision_config of huggingface.co/openai/clip-vit-large-patch14's config.json (24 layers, "
+       "hidden 1024, 16 heads, 224 px in 14 px patches: 256 + CLS = 257 positions); parameters: "
+       "the vision tower's share of the 427.6 M total (the 123.1 M text tower left out, as an "
+       "image embedding does not run it)",
+       0},
   };
 }
 

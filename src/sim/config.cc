@@ -279,6 +279,7 @@ void validate(const TextOptions& t) {
     refuse("eos-probability", t.eos_probability, "must be in [0, 1)");
   if (t.reasoning_length < 0)
     refuse("reasoning-length", t.reasoning_length, "must be >= 0 (0: no reasoning)");
+  if (t.image_tokens < 1) refuse("image-tokens", t.image_tokens, "must be >= 1");
   if (t.chat_tokens_per_message < 0 || t.default_max_tokens_completions < 1)
     throw usage_error(fmt::format(
         "sim: chat template tokens {} must be >= 0 and the completions max_tokens default {} >= 1",

@@ -183,6 +183,9 @@ struct TextOptions {
   // tokens for the cost model. TGI, completions and llama.cpp responses have no reasoning field
   // and stream every token as text. 0: no reasoning.
   int64_t reasoning_length = 0;
+  // Tokens one image input costs an encoder (/v1/embeddings {"image": URL}): CLIP ViT-L/14 at
+  // 224 px reads (224 / 14)^2 = 256 patches + the CLS token.
+  int64_t image_tokens = 257;
 
   bool operator==(const TextOptions&) const = default;
 };

@@ -12,6 +12,7 @@
 
 #include "common/clock.h"
 #include "sim/engine.h"
+#include "sim/engine_mailbox.h"
 #include "sim/fault.h"
 #include "sim/http_bytes.h"
 #include "sim/sched_request_of.h"
@@ -23,42 +24,8 @@ using tcp = asio::ip::tcp;
 using boost::system::error_code;
 using Request = http::request<http::string_body>;
 
-struct Item {
-  bool admission = false;
-  Admission verdict = Admission::accepted;
-  SchedEvent event;
-};
-
-// One request's mailbox: the engine thread posts into it; the connection's
-// coroutine (on the connection's executor) takes items out.
-class Stream final : public EngineListener, public std::enable_shared_from_this<Stream> {
- public:
-  explicit Stream(const asio::any_io_executor& ex) : ex_(ex), signal_(ex) {}
-  void on_admission(Admission a) override { deliver(Item{true, a, {}}); }
-  void on_event(const SchedEvent& e) override { deliver(Item{false, Admission::accepted, e}); }
-
-  awaitable<Item> next() {
-    while (items_.empty()) {
-      signal_.expires_at(TimePoint::max());
-      error_code ec;
-      co_await signal_.async_wait(asio::redirect_error(use_awaitable, ec));
-    }
-    Item it = items_.front();
-    items_.pop_front();
-    co_return it;
-  }
-
- private:
-  void deliver(const Item& it) {
-    asio::post(ex_, [self = shared_from_this(), it] {
-      self->items_.push_back(it);
-      self->signal_.cancel();
-    });
-  }
-  asio::any_io_executor ex_;
-  asio::steady_timer signal_;
-  std::deque<Item> items_;
-};
+using Item = MailItem;
+using Stream = EngineMailbox;
 
 // One request's connection and ground truth, from arrival to ctx.finish.
 struct Exchange {

@@ -154,6 +154,8 @@ const Param kParams[] = {
     {{"reasoning-length",
       "reasoning tokens first in each chat, responses and messages reply (part of max_tokens)"},
      SB_INT(text.reasoning_length)},
+    {{"image-tokens", "tokens one image input costs the encoder (/v1/embeddings)"},
+     SB_INT(text.image_tokens)},
     {{"fault-rate", "global fault rates, e.g. 503=0.01,reset=0.001"},
      [](SimConfig& c, const std::string&, const std::string& v) {
        c.faults = parse_fault_rates(v);

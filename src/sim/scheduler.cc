@@ -273,13 +273,15 @@ void Scheduler::start_fused(TimePoint t, std::vector<SchedEvent>& out) {
     any_new = true;
   }
   if (running_.empty()) return;
-  int64_t resident = 0;
+  int64_t resident = 0, decoders = 0;
   for (auto& q : running_) {
     q.decoding = q.chunk == 0;
+    if (q.r.encode_only) continue;  // pooled at its prefill's end: no decode, no KV read
+    ++decoders;
     resident += q.context();
   }
   if (any_new) dur += cost_.prefill(new_prompt, new_pairs);
-  dur += cost_.decode_step(static_cast<int64_t>(running_.size()), resident);
+  if (decoders > 0) dur += cost_.decode_step(decoders, resident);
   stamp_admitted(out, first_event, running_.size());
   begin(t, dur, StepKind::fused);
 }

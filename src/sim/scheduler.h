@@ -30,6 +30,8 @@
 // is preempted by recompute: it frees its blocks, goes back to the front of the queue and, when
 // readmitted, prefills its prompt and the tokens it had generated again (its tokens already
 // sent stay sent; its next token continues the count).
+// Encoder passes (SchedRequest::encode_only) queue, batch and prefill like prompts and finish
+// at the end of the step that completes their prompt; they add no decode work.
 // Prefix caching: a request whose leading prompt blocks (SchedRequest::prefix_blocks) are in
 // the cache prefills only the rest (at least one token); its blocks are cached once its prefill
 // completes.
@@ -56,6 +58,15 @@ struct SchedRequest {
   // Lower is served earlier (vLLM's --scheduling-policy priority): the waiting queue is
   // ordered by priority, then by arrival. All 0 (the default): first come, first served.
   int64_t priority = 0;
+  // An encoder pass (embeddings, rerank; sim/pooling_api.h): max_new_tokens 0 and
+  // output_tokens 1, its one token event the end of the step that completes its prompt (the
+  // pooled result). It is never a decoding sequence: a fused step of encoder passes only costs
+  // their prefill, with no decode step.
+  bool encode_only = false;
+  // encode_only: the inputs the pass encodes side by side (a wrapper server's one forward over
+  // a request's whole batch); prompt_tokens is their sum, and the attention pairs are those of
+  // `sequences` sequences of equal length.
+  int64_t sequences = 1;
 };
 
 enum class Admission {
@@ -124,6 +135,9 @@ class Scheduler {
   // The attention pairs of q's current chunk: its last `todo` context positions are still to
   // prefill (cached prefix blocks before them are skipped), the chunk is their first `chunk`.
   static double chunk_pairs(const Req& q) {
+    if (q.r.sequences > 1)  // side-by-side inputs, each attending within itself
+      return static_cast<double>(q.r.sequences) *
+             prefill_attention_pairs(0, q.chunk / q.r.sequences);
     return prefill_attention_pairs(q.context() - q.todo, q.chunk);
   }
   enum class StepKind { fused, prefill, decode, chunked };

@@ -25,6 +25,7 @@
 #include "sim/generate_handler.h"
 #include "sim/http_bytes.h"
 #include "sim/metrics.h"
+#include "sim/pooling_handler.h"
 #include "sim/server_limits.h"
 #include "sim/session_watchdog.h"
 
@@ -104,7 +105,9 @@ struct Server::Impl {
   awaitable<bool> gate_faults(tcp::socket& sock, Request& req, bool& answered, bool& never_respond);
   awaitable<void> reject_connection(tcp::socket sock);
   awaitable<bool> handle(tcp::socket& sock, const Request& req);
-  awaitable<bool> generate(tcp::socket& sock, const Request& req, ApiKind api);
+  // A generation (ApiKind) or, with `pooling`, an embeddings / rerank request.
+  awaitable<bool> generate(tcp::socket& sock, const Request& req, ApiKind api,
+                           std::optional<PoolingKind> pooling = std::nullopt);
   void finish(TraceRecord& tr);
 
   SimConfig cfg;
@@ -149,7 +152,8 @@ void Server::Impl::finish(TraceRecord& tr) {
   if (cfg.server.trace_in_memory) records.push_back(std::move(tr));
 }
 
-awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, ApiKind api) {
+awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, ApiKind api,
+                                       std::optional<PoolingKind> pooling) {
   // Counts this handler as in flight until its frame is gone (finished or destroyed
   // by stop()), so wait_idle() can tell when the trace holds every request.
   struct InFlight {
@@ -167,6 +171,7 @@ awaitable<bool> Server::Impl::generate(tcp::socket& sock, const Request& req, Ap
     InFlight& operator=(const InFlight&) = delete;
   } in_flight_guard(*this);
   const GenerateContext ctx{cfg, *engine, dice.get(), seq, [this](TraceRecord& tr) { finish(tr); }};
+  if (pooling) co_return co_await serve_pooling(ctx, sock, req, *pooling);
   co_return co_await serve_generate(ctx, sock, req, api);
 }
 
@@ -177,7 +182,7 @@ awaitable<bool> Server::Impl::handle(tcp::socket& sock, const Request& req) {
   struct Route {
     std::string_view path;
     http::verb verb;
-    int kind;  // 0..6: ApiKind, 10 health, 11 info, 12 models, 13 metrics
+    int kind;  // 0..6: ApiKind, 7 embeddings, 8 rerank, 10 health, 11 info, 12 models, 13 metrics
   };
   static constexpr Route kRoutes[] = {
       {"/generate", http::verb::post, 0},       {"/generate_stream", http::verb::post, 1},
@@ -185,7 +190,8 @@ awaitable<bool> Server::Impl::handle(tcp::socket& sock, const Request& req) {
       {"/health", http::verb::get, 10},         {"/info", http::verb::get, 11},
       {"/v1/models", http::verb::get, 12},      {"/metrics", http::verb::get, 13},
       {"/completion", http::verb::post, 4},     {"/v1/responses", http::verb::post, 5},
-      {"/v1/messages", http::verb::post, 6},
+      {"/v1/messages", http::verb::post, 6},    {"/v1/embeddings", http::verb::post, 7},
+      {"/v1/rerank", http::verb::post, 8},      {"/rerank", http::verb::post, 8},
   };
   const bool openai_path = target.substr(0, 3) == "/v1";
   for (const Route& r : kRoutes) {
@@ -212,6 +218,10 @@ awaitable<bool> Server::Impl::handle(tcp::socket& sock, const Request& req) {
         co_return co_await generate(sock, req, ApiKind::responses);
       case 6:
         co_return co_await generate(sock, req, ApiKind::anthropic);
+      case 7:
+        co_return co_await generate(sock, req, ApiKind::completions, PoolingKind::embeddings);
+      case 8:
+        co_return co_await generate(sock, req, ApiKind::completions, PoolingKind::rerank);
       case 10:
         co_return co_await write_all(sock, http_response(200, "", "", keep)) && keep;
       case 11:

@@ -201,7 +201,9 @@ DatasetParse parse_jsonl(std::string_view text) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t\r\v\f") == std::string_view::npos) continue;
     ++p.records;
+    const size_t first = p.entries.size();
     if (auto err = parse_jsonl_line(line, p.entries)) count_bad(p, line_no, std::move(*err));
+    for (size_t i = first; i < p.entries.size(); ++i) p.entries[i].line = line_no;
   }
   return p;
 }
@@ -226,8 +228,11 @@ DatasetParse parse_sharegpt(std::string_view text) {
   }
   for (size_t i = 0; i < root.size(); ++i) {
     ++p.records;
+    const size_t first = p.entries.size();
     if (auto err = parse_record(root[i], p.entries))
       count_bad(p, static_cast<int64_t>(i) + 1, std::move(*err));
+    for (size_t k = first; k < p.entries.size(); ++k)
+      p.entries[k].line = static_cast<int64_t>(i) + 1;
   }
   return p;
 }

@@ -39,6 +39,7 @@ struct DatasetEntry {
   std::string reference;      // expected answer; empty when none
   std::string image;          // image file or URL as written; empty when none
   std::string request_class;  // empty: "default"
+  int64_t line = 0;           // the 1-based line (JSONL) or array element (ShareGPT) it came from
 };
 
 struct DatasetIssue {

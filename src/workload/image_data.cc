@@ -12,32 +12,6 @@
 
 namespace sb::workload {
 
-std::string base64_encode(std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const uint32_t v = (static_cast<unsigned char>(bytes[i]) << 16) |
-                       (static_cast<unsigned char>(bytes[i + 1]) << 8) |
-                       static_cast<unsigned char>(bytes[i + 2]);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
-  }
-  if (const size_t rest = bytes.size() - i; rest > 0) {
-    uint32_t v = static_cast<uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
-    if (rest == 2) v |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += rest == 2 ? kAlphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
 std::optional<std::string> image_mime_type(std::string_view path) {
   const auto dot = path.rfind('.');
   if (dot == std::string_view::npos) return std::nullopt;
@@ -63,7 +37,12 @@ std::string image_data_url(const std::string& path) {
   bytes << in.rdbuf();
   const std::string data = std::move(bytes).str();
   if (data.empty()) throw usage_error(fmt::format("image '{}': the file is empty", path));
-  return fmt::format("data:{};base64,{}", *mime, base64_encode(data));
+  const auto type = image_type_of_bytes(data);
+  if (!type)
+    throw usage_error(fmt::format(
+        "image '{}': not an image (its bytes start with no PNG, JPEG, GIF or WebP signature)",
+        path));
+  return fmt::format("data:{};base64,{}", *type, base64_encode(data));
 }
 
 void attach_image(DatasetEntry& entry, const std::string& url) {

@@ -6,18 +6,20 @@
 #include <string>
 #include <string_view>
 
+#include "common/image_bytes.h"
 #include "workload/dataset.h"
 
 namespace sb::workload {
 
-std::string base64_encode(std::string_view bytes);
+using sb::base64_encode;  // common/image_bytes.h
 
 // "image/png", "image/jpeg", "image/gif", "image/webp" from the file name's extension
 // (case-insensitive); nullopt for anything else.
 std::optional<std::string> image_mime_type(std::string_view path);
 
-// The file as a data: URL. Throws sb::Error (usage) naming the file when it cannot be read
-// or is not a supported image type.
+// The file as a data: URL, typed by its bytes' signature (image_type_of_bytes). Throws sb::Error
+// (usage) naming the file when it cannot be read, is empty, has a name of no supported image type,
+// or is not an image (no signature above).
 std::string image_data_url(const std::string& path);
 
 // Adds the image at `url` to `entry`: an image_url part in the (last user) chat message, and

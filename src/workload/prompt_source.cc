@@ -233,8 +233,10 @@ void PromptSource::load_dataset() {
       files.push_back(path);
     }
     std::sort(files.begin(), files.end());
-    for (const auto& f : files)
-      parsed.entries.push_back({.prompt = kImagePrompt, .image = f.string()});
+    for (size_t i = 0; i < files.size(); ++i)
+      parsed.entries.push_back({.prompt = kImagePrompt,
+                                .image = files[i].string(),
+                                .line = static_cast<int64_t>(i) + 1});
     parsed.records = static_cast<int64_t>(files.size());
     if (files.empty())
       throw usage_error(fmt::format(
@@ -255,7 +257,26 @@ void PromptSource::load_dataset() {
     parsed = format == DatasetFormat::sharegpt ? parse_sharegpt(text) : parse_jsonl(text);
   }
 
-  const char* unit = format == DatasetFormat::sharegpt ? "entry" : "line";
+  // Each image becomes its data: URL here; one that cannot be read or is not an image makes its
+  // record malformed: skipped and counted (an error with --strict), the rest of the set kept.
+  std::erase_if(parsed.entries, [&](DatasetEntry& e) {
+    if (e.image.empty() || e.image.starts_with("data:") || e.image.starts_with("http://") ||
+        e.image.starts_with("https://"))
+      return false;
+    const fs::path p = fs::path(e.image).is_absolute() ? fs::path(e.image) : base / e.image;
+    try {
+      e.image = image_data_url(p.string());
+      return false;
+    } catch (const Error& err) {
+      ++parsed.bad;
+      if (!parsed.first_bad || e.line < parsed.first_bad->line)
+        parsed.first_bad = DatasetIssue{e.line, err.what()};
+      return true;
+    }
+  });
+  const char* unit = format == DatasetFormat::sharegpt ? "entry"
+                     : format == DatasetFormat::images ? "file"
+                                                       : "line";
   if (parsed.first_bad && config_.strict)
     throw usage_error(
         fmt::format("--dataset '{}' {} {}: {} (--strict; without it malformed "
@@ -279,10 +300,8 @@ void PromptSource::load_dataset() {
     WorkItem item;
     item.input_tokens = count_tokens(e.prompt);  // text only: images are not counted
     if (!e.image.empty()) {
-      const bool url = e.image.starts_with("data:") || e.image.starts_with("http://") ||
-                       e.image.starts_with("https://");
-      const fs::path p = fs::path(e.image).is_absolute() ? fs::path(e.image) : base / e.image;
-      attach_image(e, url ? e.image : image_data_url(p.string()));
+      item.image_url = e.image;  // a data: URL (above) or the http(s) URL as written
+      attach_image(e, item.image_url);
     }
     item.prompt = std::move(e.prompt);
     item.messages_json = std::move(e.messages_json);

@@ -25,6 +25,11 @@ struct WorkItem {
   int64_t input_tokens = 0;   // counted by the tokenizer when one is set, else estimated
   std::string request_class = "default";
   std::string reference;  // the expected answer (dataset `reference`), for quality scoring
+  std::string image_url;  // the item's image (images dataset, `image` field) as sent; or empty
+  // --api embeddings / rerank (workload/pooling_item.h): the inputs to embed or the documents
+  // to score (texts, or image URLs when image_inputs); `prompt` is then rerank's query.
+  std::vector<std::string> inputs;
+  bool image_inputs = false;
 };
 
 // One request of a replayed run (servebench calibrate, src/calibrate/replay.h): its lengths as
@@ -48,6 +53,8 @@ struct WorkloadConfig {
   bool strict = false;        // a malformed dataset record is an error rather than skipped
   std::string shared_prefix;  // "prefixes=N,suffixes=M[,prefix=T][,suffix=T][,unit=chars]"
   std::string tokenizer;      // tokenizer.model or tokenizer.json; empty = estimates
+  // --batch-size: inputs per embeddings request, documents per rerank request (>= 1).
+  int64_t batch_inputs = 1;
   // Replay: request i is a synthetic prompt of exactly replay[i % size].input_tokens tokens
   // (as estimated: 4 characters a token), asking for its max_tokens, in its class. When
   // non-empty it replaces every other source and length setting. Not echoed in summary.json.

@@ -59,6 +59,7 @@ metrics::RequestRecord sample(uint64_t id) {
   r.output_tokens_alt = 8;
   r.output_tokens_alt_source = metrics::TokenSource::estimate;
   r.reasoning_tokens = 5;
+  r.items = 7;
   r.reasoning_tokens_source = metrics::TokenSource::usage;
   r.output_text = "hello";
   r.quality = std::make_shared<const quality::RequestQuality>(sample_quality(static_cast<int>(id)));
@@ -104,7 +105,7 @@ void expect_same_quality(const quality::RequestQuality& a, const quality::Reques
 void expect_same(const metrics::RequestRecord& a, const metrics::RequestRecord& b) {
   const auto& [id, request_class, priority_class, priority, warmup, status, error_class, error,
                t_sched_ns, t_send_ns, t_first_ns, t_first_content_ns, t_last_ns, t_end_ns,
-               session_id, turn, session_turns, history_tokens, input_tokens, output_tokens,
+               session_id, turn, session_turns, history_tokens, input_tokens, items, output_tokens,
                output_tokens_source, output_tokens_alt, output_tokens_alt_source, reasoning_tokens,
                reasoning_tokens_source, output_text, quality, client, server, events, itl_ms] = a;
   EXPECT_EQ(id, b.id);
@@ -126,6 +127,7 @@ void expect_same(const metrics::RequestRecord& a, const metrics::RequestRecord& 
   EXPECT_EQ(session_turns, b.session_turns);
   EXPECT_EQ(history_tokens, b.history_tokens);
   EXPECT_EQ(input_tokens, b.input_tokens);
+  EXPECT_EQ(items, b.items);
   EXPECT_EQ(output_tokens, b.output_tokens);
   EXPECT_EQ(output_tokens_source, b.output_tokens_source);
   EXPECT_EQ(output_tokens_alt, b.output_tokens_alt);

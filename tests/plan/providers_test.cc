@@ -104,7 +104,7 @@ TEST(Providers, EachBrokenFieldHasItsOwnMessageWithFileLineAndColumn) {
        "providers.yaml:3:10: providers[0] (a).sim: unknown preset 'h100'"},
       {"providers:\n  - id: a\n    base_url: http://x\n    api: grpc\n",
        "providers.yaml:4:10: providers[0] (a).api: 'grpc': expected tgi, openai, openai-chat, "
-       "llamacpp, openai-responses or anthropic"},
+       "llamacpp, openai-responses, anthropic, embeddings or rerank"},
       {"providers:\n  - id: a\n    base_url: http://x\n    launch: {command: run}\n",
        "providers.yaml:4:13: providers[0] (a).launch.ready_url: missing"},
       {"providers:\n  - id: a\n    base_url: http://x\n    launch: {ready_url: "

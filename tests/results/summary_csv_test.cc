@@ -28,7 +28,7 @@ TEST(SummaryCsv, HeaderAndRowAgree) {
   const auto header = split(summary_csv_header());
   const auto row = split(summary_csv_row(s));
   ASSERT_EQ(header.size(), row.size());
-  EXPECT_EQ(header.size(), 8u + 16u + 4u + 4u);
+  EXPECT_EQ(header.size(), 8u + 16u + 4u + 5u);
   auto col = [&](const std::string& name) {
     for (size_t i = 0; i < header.size(); ++i)
       if (header[i] == name) return row[i];
@@ -90,8 +90,22 @@ TEST(SummaryCsv, AbandonmentRateWithAbandonAfter) {
   const auto header = split(summary_csv_header());
   const auto row = split(summary_csv_row(s));
   ASSERT_EQ(header.size(), row.size());
-  ASSERT_EQ(header.back(), "abandonment_rate");
-  EXPECT_DOUBLE_EQ(std::stod(row.back()), 1.0 / 3);
+  ASSERT_EQ(header[header.size() - 2], "abandonment_rate");
+  EXPECT_DOUBLE_EQ(std::stod(row[row.size() - 2]), 1.0 / 3);
+}
+
+TEST(SummaryCsv, ItemsPerSecondOnlyWhenRequestsCarriedItems) {
+  auto records = testing::fixture_records();
+  const auto header = split(summary_csv_header());
+  ASSERT_EQ(header.back(), "items_per_s");
+  EXPECT_EQ(split(summary_csv_row(metrics::summarize_run(records, testing::fixture_info()))).back(),
+            "");  // a generative run
+  for (auto& r : records) r.items = 4;
+  const auto s = metrics::summarize_run(records, testing::fixture_info());
+  ASSERT_TRUE(s.throughput.items_per_s);
+  // Four items per ok request: four times the requests per second.
+  EXPECT_DOUBLE_EQ(*s.throughput.items_per_s, 4 * *s.throughput.requests_per_s);
+  EXPECT_DOUBLE_EQ(std::stod(split(summary_csv_row(s)).back()), *s.throughput.items_per_s);
 }
 
 TEST(SummaryCsv, OpenLoopAndEmpty) {

@@ -85,6 +85,7 @@ const std::map<std::string, Case>& cases() {
       {"chars-per-token", {"3", "0", V}},
       {"eos-probability", {"0.01", "1", V}},
       {"reasoning-length", {"64", "-1", V}},
+      {"image-tokens", {"576", "0", V}},
       {"fault-rate", {"503=0.01", "503=2", P}},
       {"hidden-size", {"5120", "0", V}},
       {"head-dim", {"64", "0", V}},

@@ -44,6 +44,15 @@ struct Sim {
     s.advance(at_ms(t_ms), ev);
     return a;
   }
+  // An encoder pass (embeddings, rerank): one result at the end of its prompt's step.
+  Admission encode(uint64_t id, double t_ms, int64_t prompt) {
+    s.advance(at_ms(t_ms), ev);
+    SchedRequest r{id, prompt, 0, 1};
+    r.encode_only = true;
+    Admission a = s.submit(r, at_ms(t_ms));
+    s.advance(at_ms(t_ms), ev);
+    return a;
+  }
   void until(double t_ms) { s.advance(at_ms(t_ms), ev); }
   std::vector<double> tokens(uint64_t id) const {
     std::vector<double> out;
@@ -543,6 +552,46 @@ TEST(Scheduler, KvReadsSlowDecodeSteps) {
   EXPECT_GT(m.decode_step(1, 10000), m.decode_step(1, 0));
   // 10k tokens x 0.5 MiB / 441 GB/s (73.5% of 600) = 11.9 ms
   EXPECT_NEAR(to_ms(m.decode_step(1, 10000) - m.decode_step(1, 0)), 11.89, 0.01);
+}
+
+// Encoder passes: prefill only, batched like prompts; in the fused mode a step of passes
+// alone has no decode step, and passes in a step with generations add only their prefill.
+TEST(SchedulerEncoder, APassEndsWithItsPrefillAndNoDecodeStep) {
+  Sim r(test_config());
+  ASSERT_EQ(r.encode(1, 0, 1000), Admission::accepted);
+  r.until(1000);
+  EXPECT_EQ(r.admitted(1), 5.0);
+  EXPECT_EQ(r.tokens(1), std::vector<double>{5 + 100});  // prefill(1000) = 100 ms, no +10
+  EXPECT_FALSE(r.s.next_event().has_value());
+  EXPECT_EQ(r.s.stats().kv_used_tokens, 0);
+  EXPECT_EQ(r.s.stats().running, 0);
+}
+
+TEST(SchedulerEncoder, BatchedPassesShareOneForward) {
+  // Four 50-token passes: one fused forward of 200 tokens (max(10 ms weight read, 20 ms)) ends
+  // them all at 25; one at a time each would pay the 10 ms weight read: 15, 25, 35, 45.
+  Sim batched(test_config());
+  for (uint64_t id = 1; id <= 4; ++id) batched.encode(id, 0, 50);
+  batched.until(1000);
+  for (uint64_t id = 1; id <= 4; ++id) EXPECT_EQ(batched.tokens(id), std::vector<double>{25});
+  SimConfig one = test_config();
+  one.sched.batching = BatchPolicy::none;
+  Sim serial(one);
+  for (uint64_t id = 1; id <= 4; ++id) serial.encode(id, 0, 50);
+  serial.until(1000);
+  for (uint64_t id = 1; id <= 4; ++id)
+    EXPECT_EQ(serial.tokens(id), std::vector<double>{5.0 + 10.0 * static_cast<double>(id)});
+}
+
+TEST(SchedulerEncoder, APassBesideAGenerationAddsOnlyItsPrefill) {
+  SimConfig c = test_config();
+  c.sched.overhead_ms = 0;
+  Sim r(c);
+  r.submit(1, 0, 200, 4);  // prefill 20 + step 10: tokens at 30, 40, 50, 60
+  r.encode(2, 35, 300);    // joins the step at 40: prefill(300) = 30 + the decode step 10
+  r.until(1000);
+  EXPECT_EQ(r.tokens(2), std::vector<double>{80});
+  EXPECT_EQ(r.tokens(1), (std::vector<double>{30, 40, 80, 90}));
 }
 
 }  // namespace

@@ -177,9 +177,16 @@ TEST(DatasetSource, ImagesBecomeDataUrlsForOpenAiAndMarkdownForTgi) {
   }
   EXPECT_TRUE(saw_file && saw_url);
 
-  // A folder of images: one request per image file, sorted, other files ignored.
+  // A folder of images: one request per image file, sorted, other files ignored; dog.JPG is
+  // named as an image but its bytes are not one: skipped and named, the rest kept.
   const PromptSource folder({.dataset = dir.string()});
-  EXPECT_EQ(folder.dataset_size(), 2u);
+  EXPECT_EQ(folder.dataset_size(), 1u);
+  EXPECT_NE(folder.warning().find("skipped 1 malformed record of 2; the first is file 2: image"),
+            std::string::npos)
+      << folder.warning();
+  EXPECT_NE(folder.warning().find("dog.JPG': not an image"), std::string::npos) << folder.warning();
+  EXPECT_NE(source_error({.dataset = dir.string(), .strict = true}).find("dog.JPG': not an image"),
+            std::string::npos);
   const WorkItem item = folder.item(0);
   EXPECT_NE(item.prompt.find("![](data:image/"), std::string::npos);
   EXPECT_NE(item.messages_json.find("Describe this image in detail."), std::string::npos);
