@@ -60,8 +60,13 @@ ClientContext::~ClientContext() = default;
 
 namespace {
 
-constexpr size_t kReadBufferBytes = 16 * 1024;  // raw bytes from the socket; also the header limit
-constexpr size_t kBodyBufferBytes = 16 * 1024;  // decoded body bytes handed to the caller
+// The read buffer (raw bytes from the socket) and the body buffer (decoded body bytes handed to
+// the caller) start at one page: a streamed event or a small body fits, and an open stream holds
+// no more (issue 21: memory per open stream). The read buffer doubles when a read fills it or a
+// header does not fit (Beast's own header limit, 8 KiB, comes first), up to kBufferMaxBytes;
+// the body buffer follows it at the next read_body. Neither ever shrinks, nor holds a body.
+constexpr size_t kBufferMinBytes = 4 * 1024;
+constexpr size_t kBufferMaxBytes = 64 * 1024;
 
 using TlsStream = ssl::stream<tcp::socket>;
 
@@ -96,16 +101,19 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
   std::optional<tcp::socket> tcp_socket;
   std::optional<TlsStream> tls;
   std::optional<http::response_parser<http::buffer_body>> parser;
-  std::unique_ptr<char[]> read_buffer{new char[kReadBufferBytes]};
+  std::unique_ptr<char[]> read_buffer{new char[kBufferMinBytes]};
+  size_t read_bytes = kBufferMinBytes;  // read_buffer's size
   size_t read_begin = 0, read_end = 0;  // unparsed bytes in read_buffer
-  bool drained = false;                 // the last read emptied the socket
-  Waiter waiter;                        // plain TCP: the socket's readiness
-  TimePoint read_at;                    // when those bytes arrived
+  bool read_filled = false;  // the last read filled half the buffer or more: grow before the next
+  bool drained = false;      // the last read emptied the socket
+  Waiter waiter;             // plain TCP: the socket's readiness
+  TimePoint read_at;         // when those bytes arrived
   // Phase times of the current response and the last connect (Connection's accessors).
   TimePoint first_byte_at, header_at;
   Nanos max_read_lag{0};
   Nanos tcp_connect{-1}, tls_handshake{-1};
-  std::unique_ptr<char[]> body_buffer{new char[kBodyBufferBytes]};
+  std::unique_ptr<char[]> body_buffer{new char[kBufferMinBytes]};
+  size_t body_bytes = kBufferMinBytes;  // body_buffer's size
 
   // Lazy deadline: `deadline` may move at will; the timer wakes at its own
   // expiry, and only then compares with the current deadline.
@@ -176,21 +184,46 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
     }
   }
 
+  // Doubles the read buffer, keeping its unparsed bytes (moved to its start).
+  void grow_read_buffer() {
+    const size_t bytes = std::min(2 * read_bytes, kBufferMaxBytes);
+    std::unique_ptr<char[]> bigger(new char[bytes]);
+    std::memcpy(bigger.get(), read_buffer.get() + read_begin, read_end - read_begin);
+    read_end -= read_begin;
+    read_begin = 0;
+    read_buffer = std::move(bigger);
+    read_bytes = bytes;
+  }
+
+  // Before read_body hands body_buffer to the parser (no chunk view of it is held then).
+  void match_body_buffer() {
+    if (body_bytes >= read_bytes) return;
+    body_buffer.reset(new char[read_bytes]);
+    body_bytes = read_bytes;
+  }
+
   awaitable<error_code> read_some() {
-    if (read_begin > 0 && read_begin == read_end) read_begin = read_end = 0;
-    if (read_begin > 0 && read_end == kReadBufferBytes) {  // compact
+    // Every read lands at the buffer's start, after the unparsed tail (moved there: a partial
+    // event at most), so an open stream touches only the buffer's first page.
+    if (read_begin > 0) {
       std::memmove(read_buffer.get(), read_buffer.get() + read_begin, read_end - read_begin);
       read_end -= read_begin;
       read_begin = 0;
     }
-    if (read_end == kReadBufferBytes) co_return http::error::header_limit;
-    auto buf = asio::buffer(read_buffer.get() + read_end, kReadBufferBytes - read_end);
+    if (read_filled && read_bytes < kBufferMaxBytes) grow_read_buffer();  // bytes come in bulk
+    read_filled = false;
+    if (read_end == read_bytes) {  // a header (or a chunk's size line) longer than the buffer
+      if (read_bytes == kBufferMaxBytes) co_return http::error::header_limit;
+      grow_read_buffer();
+    }
+    auto buf = asio::buffer(read_buffer.get() + read_end, read_bytes - read_end);
     error_code ec;
     size_t n;
     if (tls) {
       n = co_await tls->async_read_some(buf, asio::redirect_error(use_awaitable, ec));
       read_at = Clock::now();
       read_end += n;
+      read_filled = n == buf.size() && 2 * n >= read_bytes;
       if (first_byte_at == TimePoint{} && n > 0) first_byte_at = read_at;
       co_return ec;
     }
@@ -216,7 +249,9 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
       if (rx.bytes > 0) {
         if (first_byte_at == TimePoint{}) first_byte_at = read_at;
         read_end += static_cast<size_t>(rx.bytes);
-        drained = static_cast<size_t>(rx.bytes) < buf.size() && !waiter.hung_up();
+        const bool full = static_cast<size_t>(rx.bytes) == buf.size();
+        read_filled = full && 2 * buf.size() >= read_bytes;  // a bulk read, not a short tail
+        drained = !full && !waiter.hung_up();
         co_return ec;
       }
       if (rx.bytes == 0) co_return asio::error::eof;
@@ -375,9 +410,10 @@ awaitable<NetResult> Connection::read_body(TimePoint deadline, std::string_view&
   chunk = {};
   arrived = m.read_at;
   if (!m.parser || m.parser->is_done()) co_return NetResult{};
+  m.match_body_buffer();
   auto& body = m.parser->get().body();
   body.data = m.body_buffer.get();
-  body.size = kBodyBufferBytes;
+  body.size = m.body_bytes;
   m.parser->eager(true);
   bool waited = false;
   for (;;) {
@@ -389,7 +425,7 @@ awaitable<NetResult> Connection::read_body(TimePoint deadline, std::string_view&
       if (ec == http::error::need_buffer) ec = {};
       if (ec && ec != http::error::need_more) co_return m.fail(ec, "reading the response body");
     }
-    const size_t got = kBodyBufferBytes - body.size;
+    const size_t got = m.body_bytes - body.size;
     if (got > 0 || m.parser->is_done()) {
       chunk = std::string_view(m.body_buffer.get(), got);
       arrived = m.read_at;
@@ -418,7 +454,7 @@ awaitable<NetResult> Connection::read_body(TimePoint deadline, std::string_view&
 }
 
 size_t Connection::buffer_capacity_bytes() const {
-  return kReadBufferBytes + kBodyBufferBytes;
+  return impl_->read_bytes + impl_->body_bytes;
 }
 
 bool Connection::body_done() const {

@@ -88,8 +88,9 @@ class Connection {
   Nanos tls_handshake_time() const;
   // After body_done(): whether the connection may carry another request.
   bool keep_alive() const;
-  // Bytes of buffer this connection holds: a fixed 16 KiB read buffer and 16 KiB of decoded
-  // body, whatever the size of the bodies read (they pass through piece by piece).
+  // Bytes of buffer this connection holds: a read buffer and a decoded-body buffer of 4 KiB
+  // each, doubled (up to 64 KiB each) when reads fill them, whatever the size of the bodies
+  // read (they pass through piece by piece).
   size_t buffer_capacity_bytes() const;
   void close();
 

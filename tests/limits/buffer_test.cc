@@ -161,7 +161,8 @@ TEST(BufferTrim, AConnectionAndItsRecorderAfterALargeBody) {
             EXPECT_GE(recorder.buffer_capacity_bytes(), kLarge);  // held until the next
           }
           body_sizes.push_back(got);
-          EXPECT_EQ(conn.buffer_capacity_bytes(), size_t{32} << 10);  // fixed, never the body
+          // Grown for the bulk reads, never beyond 2 x 64 KiB: never the body.
+          EXPECT_LE(conn.buffer_capacity_bytes(), size_t{128} << 10);
         }
       },
       asio::detached);
