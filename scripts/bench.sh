@@ -8,3 +8,6 @@ for b in "$dir"/*_bench; do
   "$b"
   echo
 done
+# Non-streaming throughput against wrk on a private nginx (installs nginx and wrk when missing).
+echo "== nonstream_bench.sh =="
+bash bench/nonstream_bench.sh 5 2 "$dir/servebench"
