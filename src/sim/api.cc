@@ -37,6 +37,12 @@ std::optional<std::string> content_text(const nlohmann::json& c) {
   return std::nullopt;
 }
 
+uint64_t hash_text(std::string_view s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
 }  // namespace detail
 
 namespace {
@@ -44,13 +50,8 @@ namespace {
 using detail::BodyParse;
 using detail::content_text;
 using detail::fail;
+using detail::hash_text;
 using nlohmann::json;
-
-uint64_t hash_text(std::string_view s) {  // FNV-1a
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-  return h;
-}
 
 constexpr std::array<std::string_view, 64> kVocab = {
     " the", " and", " for", " are", " but", " not", " you", " all", " any", " can", " had",

@@ -23,6 +23,8 @@ struct BodyParse {
   std::optional<int64_t> max_new;  // the body's token limit, then the API's default
 };
 
+// FNV-1a of `s`: seeds what a request's text selects (output words, vectors, scores).
+uint64_t hash_text(std::string_view s);
 // An error of `api` with `status` and its error body carrying `message`.
 HttpError fail(ApiKind api, int status, std::string message);
 // Text of a chat message "content": a string or an array of parts ({"text": ..} each);

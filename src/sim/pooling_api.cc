@@ -22,12 +22,6 @@ HttpError bad(std::string message) {
   return detail::fail(ApiKind::completions, 400, std::move(message));
 }
 
-uint64_t fnv1a(std::string_view s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-  return h;
-}
-
 // Checks an image URL; the error names input `i`.
 std::optional<HttpError> check_image(std::string_view url, size_t i) {
   if (url.starts_with("http://") || url.starts_with("https://")) return std::nullopt;
@@ -175,7 +169,7 @@ std::variant<PoolingRequest, HttpError> parse_pooling(PoolingKind kind, std::str
   if (j.is_discarded() || !j.is_object()) return bad("the request body is not a JSON object");
   PoolingRequest r;
   r.kind = kind;
-  r.seed = fnv1a(body);
+  r.seed = detail::hash_text(body);
   if (auto m = j.find("model"); m != j.end() && m->is_string()) r.model = *m;
   auto parsed = kind == PoolingKind::embeddings ? parse_embeddings(j, std::move(r), cfg)
                                                 : parse_rerank(j, std::move(r), cfg);

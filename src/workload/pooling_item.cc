@@ -11,8 +11,6 @@ WorkItem pooling_item(const PromptSource& prompts, PoolingKind kind, int64_t bat
   const uint64_t first = id * (rerank ? n + 1 : n);
   WorkItem out;
   out.inputs.reserve(n);
-  std::vector<WorkItem> items;
-  items.reserve(n);
   if (rerank) {
     WorkItem query = prompts.item(first);
     out.prompt = std::move(query.prompt);
@@ -26,6 +24,8 @@ WorkItem pooling_item(const PromptSource& prompts, PoolingKind kind, int64_t bat
     }
     return out;
   }
+  std::vector<WorkItem> items;
+  items.reserve(n);
   for (uint64_t k = 0; k < n; ++k) items.push_back(prompts.item(first + k));
   out.request_class = items.front().request_class;
   out.image_inputs = std::all_of(items.begin(), items.end(),
