@@ -93,8 +93,12 @@ awaitable<void> run_request(const RequestTemplate& tmpl, Channel& channel, std::
     set_error(record, ErrorClass::abandoned, abandon_message(tmpl, record, "before it was sent"));
     co_return;
   }
-  std::string headers =
-      tmpl.extra_headers + fmt::format("x-request-id: servebench-{}\r\n", record.id);
+  std::string& headers = channel.headers;
+  headers.assign(tmpl.extra_headers);
+  headers += "x-request-id: servebench-";
+  const fmt::format_int id(record.id);
+  headers.append(id.data(), id.size());
+  headers += "\r\n";
   // --priority-mix: the class for gateways, and the number for servers without a body field
   // (the simulator's TGI endpoints read it; docs/workloads.md).
   if (!record.priority_class.empty())

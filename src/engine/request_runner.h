@@ -28,6 +28,7 @@ struct Channel {
   net::Connection connection;
   ResponseRecorder recorder;
   std::string request_bytes;
+  std::string headers;  // the request's extra header lines (scratch, kept for its capacity)
 };
 
 // Fills `record` (t_sched_ns already set by the caller) from sending `body`; `more_headers`

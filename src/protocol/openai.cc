@@ -17,6 +17,7 @@ class OpenAiAdapter final : public Adapter {
   std::string_view default_path() const override { return "/v1/completions"; }
 
   std::string build_body(const Prompt& prompt) const override {
+    if (auto plain = plain_openai_body(config_, prompt, false)) return std::move(*plain);
     nlohmann::json body = nlohmann::json::object();
     body["prompt"] = prompt.text;
     if (prompt.max_tokens > 0) body["max_tokens"] = prompt.max_tokens;

@@ -28,6 +28,7 @@ class OpenAiChatAdapter final : public Adapter {
   std::string_view default_path() const override { return "/v1/chat/completions"; }
 
   std::string build_body(const Prompt& prompt) const override {
+    if (auto plain = plain_openai_body(config_, prompt, true)) return std::move(*plain);
     nlohmann::json body = nlohmann::json::object();
     if (!prompt.messages_json.empty()) {
       nlohmann::json messages = nlohmann::json::parse(prompt.messages_json, nullptr, false);

@@ -1,6 +1,9 @@
 #include "protocol/openai_common.h"
 
+#include <charconv>
+
 #include "common/error_clip.h"
+#include "common/json_escape.h"
 
 namespace sb::protocol {
 namespace {
@@ -164,6 +167,61 @@ Decoded decode_openai(JsonDecoder& decoder, std::string_view json, ChoiceText wh
   d.text_event = d.content_chars > 0 || d.reasoning_chars > 0;
   if (whole_body) d.final = true;
   return d;
+}
+
+std::optional<std::string> plain_openai_body(const AdapterConfig& config, const Prompt& prompt,
+                                             bool chat) {
+  if (!prompt.messages_json.empty()) return std::nullopt;
+  if (config.extra_body.is_object() && !config.extra_body.empty()) return std::nullopt;
+  std::string out;
+  out.reserve(prompt.text.size() + config.model.size() + 160);
+  char separator = '{';
+  const auto key = [&](std::string_view name) {
+    out += separator;
+    separator = ',';
+    out += '"';
+    out += name;
+    out += "\":";
+  };
+  const auto integer = [&](int64_t v) {
+    char digits[24];
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, v).ptr);
+  };
+  // In the tree's (std::map's) key order.
+  if (config.ignore_eos) {
+    key("ignore_eos");
+    out += "true";
+  }
+  if (prompt.max_tokens > 0) {
+    key(chat && config.max_completion_tokens ? "max_completion_tokens" : "max_tokens");
+    integer(prompt.max_tokens);
+  }
+  if (chat) {
+    key("messages");
+    out += "[{\"content\":";
+    append_json_string(out, prompt.text);
+    out += ",\"role\":\"user\"}]";
+  }
+  if (!config.model.empty()) {
+    key("model");
+    append_json_string(out, config.model);
+  }
+  if (prompt.priority) {
+    key("priority");
+    integer(*prompt.priority);
+  }
+  if (!chat) {
+    key("prompt");
+    append_json_string(out, prompt.text);
+  }
+  key("stream");
+  out += config.stream ? "true" : "false";
+  if (config.stream) {
+    key("stream_options");
+    out += "{\"include_usage\":true}";
+  }
+  out += '}';
+  return out;
 }
 
 void add_openai_fields(nlohmann::json& body, const AdapterConfig& config) {

@@ -1,5 +1,7 @@
 #pragma once
 // Decoding shared by the OpenAI completions and chat adapters (internal).
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "protocol/json_decoder.h"
@@ -24,6 +26,14 @@ enum class ChoiceText {
 // `whole_body` marks a non-streamed response, which is final by itself.
 Decoded decode_openai(JsonDecoder& decoder, std::string_view json, ChoiceText where,
                       bool whole_body);
+
+// The body of a plain prompt (Prompt::text, no messages_json) for completions (`chat` false:
+// "prompt") or chat completions (one user message), written without a JSON tree: the same
+// bytes as the tree built from these fields and add_openai_fields() dumped by finish_body()
+// (keys in its sorted order, no spaces, invalid UTF-8 replaced). nullopt when the tree is
+// needed: messages_json set, or an extra_body with members to merge.
+std::optional<std::string> plain_openai_body(const AdapterConfig& config, const Prompt& prompt,
+                                             bool chat);
 
 // Common request fields: model (when non-empty), stream (+ include_usage),
 // ignore_eos (vLLM and SGLang accept it; OpenAI rejects unknown fields only for some models).

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
-#include "results/request_jsonl.h"
+#include "results/request_log_read.h"
 #include "results/summary_json.h"
 #include "results/summary_redact.h"
 
@@ -63,39 +63,22 @@ void load_requests(const fs::path& file, RunData& run) {
         fmt::format("{}: missing; per-request charts (CDFs) and compare need it", file.string()));
     return;
   }
-  bool ok = false;
-  const std::string text = read_whole(file, ok);
-  if (!ok) {
+  results::RequestLogContents log;
+  try {
+    log = results::read_request_log(file.string());
+  } catch (const Error&) {
     run.warnings.push_back(fmt::format("{}: cannot read it", file.string()));
     return;
   }
   run.has_requests = true;
-  int64_t line_no = 0;
-  std::string first_error;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    const bool whole = end != std::string::npos;
-    if (!whole) end = text.size();
-    const std::string_view line(text.data() + pos, end - pos);
-    pos = end + 1;
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    try {
-      run.records.push_back(results::parse_request_jsonl(line));
-    } catch (const std::exception& e) {
-      ++run.skipped_lines;
-      if (first_error.empty())
-        first_error =
-            fmt::format("line {}{}: {}", line_no, whole ? "" : " (cut, no newline)", e.what());
-    }
-  }
+  run.records = std::move(log.records);
+  run.skipped_lines = log.skipped_lines;
   if (run.skipped_lines > 0)
     run.warnings.push_back(
         fmt::format("{}: skipped {} line{} that did not parse (first: {}); "
                     "used the {} whole line{}",
                     file.string(), run.skipped_lines, run.skipped_lines == 1 ? "" : "s",
-                    first_error, run.records.size(), run.records.size() == 1 ? "" : "s"));
+                    log.first_error, run.records.size(), run.records.size() == 1 ? "" : "s"));
 }
 
 std::string folder_name(const fs::path& p) {

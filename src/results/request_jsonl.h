@@ -41,8 +41,10 @@
 // parse_request_jsonl() can rebuild every RequestRecord field that summarize_run() reads.
 // Times go through seconds/milliseconds as shortest-round-trip doubles; parsing rounds back to
 // the same integer nanoseconds for any run shorter than ~100 days.
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "metrics/request_record.h"
 
@@ -51,9 +53,28 @@ namespace sb::results {
 // Appends one line (terminated by '\n') for `r` to `out`. Uses fmt only (hot-ish path).
 void append_request_jsonl(std::string& out, const metrics::RequestRecord& r);
 
-// Inverse of append_request_jsonl (trailing '\n' optional). Missing fields keep the
-// RequestRecord defaults; unknown fields are ignored. Throws sb::Error naming the problem
-// when the line is not a JSON object or a field has the wrong type.
+// Inverse of append_request_jsonl (trailing '\n' optional). Missing fields and null ones keep
+// the RequestRecord defaults; unknown fields are ignored. Throws sb::Error naming the problem
+// when the line is not a JSON object (a line cut short included) or a field has the wrong type.
+// Uses one reader per thread (below).
 metrics::RequestRecord parse_request_jsonl(std::string_view line);
+
+// parse_request_jsonl with a parser and a padded line buffer of its own, reused for every line
+// (simdjson on-demand: no allocation per line once they have grown to the longest line).
+class RequestJsonlReader {
+ public:
+  RequestJsonlReader();
+  ~RequestJsonlReader();
+  RequestJsonlReader(const RequestJsonlReader&) = delete;
+  RequestJsonlReader& operator=(const RequestJsonlReader&) = delete;
+  metrics::RequestRecord parse(std::string_view line);
+  // The same into `r`, which must be default-constructed (a log read into place: no move).
+  void parse_into(std::string_view line, metrics::RequestRecord& r);
+
+ private:
+  struct Parser;
+  std::unique_ptr<Parser> parser_;
+  std::vector<char> buffer_;
+};
 
 }  // namespace sb::results

@@ -1,6 +1,8 @@
 #include "metrics/distribution.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -63,6 +65,30 @@ TEST(Distribution, HundredValuesP99) {
   EXPECT_DOUBLE_EQ(d.p50, 50.5);   // rank 49.5
   EXPECT_DOUBLE_EQ(d.p99, 99.01);  // rank 98.01 -> 99 + 0.01
   EXPECT_NEAR(d.p999, 99.901, 1e-9);
+}
+
+// Selection (nth_element) gives exactly the sorted array's order statistics: the same bits as
+// percentile_sorted over a full sort, at every size (odd, even, tiny) and with ties.
+TEST(Distribution, SelectionEqualsFullSort) {
+  uint64_t state = 12345;
+  const auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(state >> 40) / 1e3;
+  };
+  for (size_t n : {1u, 2u, 3u, 7u, 100u, 101u, 1000u, 1001u, 54321u}) {
+    std::vector<double> x(n);
+    for (auto& v : x) v = n % 2 ? next() : std::floor(next() / 1e5);  // even sizes: many ties
+    std::vector<double> sorted = x;
+    std::sort(sorted.begin(), sorted.end());
+    const Distribution d = distribution_of(x);
+    EXPECT_EQ(d.min, sorted.front()) << n;
+    EXPECT_EQ(d.max, sorted.back()) << n;
+    EXPECT_EQ(d.p50, percentile_sorted(sorted, 50)) << n;
+    EXPECT_EQ(d.p90, percentile_sorted(sorted, 90)) << n;
+    EXPECT_EQ(d.p95, percentile_sorted(sorted, 95)) << n;
+    EXPECT_EQ(d.p99, percentile_sorted(sorted, 99)) << n;
+    EXPECT_EQ(d.p999, percentile_sorted(sorted, 99.9)) << n;
+  }
 }
 
 }  // namespace

@@ -178,6 +178,51 @@ TEST(OpenAiAdapter, InvalidUtf8InPromptIsReplacedNotThrown) {
   EXPECT_EQ(nlohmann::json::parse(body)["prompt"], "bad \xef\xbf\xbd byte");
 }
 
+// The plain body (no JSON tree: protocol/openai_common.h) is byte for byte the tree's dump, for
+// every combination of the fields it writes and prompts that need escaping.
+TEST(OpenAiAdapter, PlainBodyIsTheTreeBytes) {
+  const std::vector<std::string> prompts = {"", "Request 7: The quiet river.",
+                                            "tab\there \"q\" back\\slash \x01 \x1f \x7f",
+                                            "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 end\n"};
+  int checked = 0;
+  for (const Api api : {Api::openai, Api::openai_chat})
+    for (const bool stream : {true, false})
+      for (const std::string model : {"", "org/m\"x"})
+        for (const bool ignore_eos : {false, true})
+          for (const bool completion_field : {false, true})
+            for (const int64_t max_tokens : {0, 64})
+              for (const std::optional<int64_t> priority : {std::optional<int64_t>(), {-3}})
+                for (const std::string& text : prompts) {
+                  AdapterConfig config;
+                  config.api = api;
+                  config.stream = stream;
+                  config.model = model;
+                  config.ignore_eos = ignore_eos;
+                  config.max_completion_tokens = completion_field;
+                  const bool chat = api == Api::openai_chat;
+                  nlohmann::json tree = nlohmann::json::object();
+                  if (chat)
+                    tree["messages"] =
+                        nlohmann::json::array({{{"role", "user"}, {"content", text}}});
+                  else
+                    tree["prompt"] = text;
+                  if (max_tokens > 0)
+                    tree[chat && completion_field ? "max_completion_tokens" : "max_tokens"] =
+                        max_tokens;
+                  if (priority) tree["priority"] = *priority;
+                  if (!model.empty()) tree["model"] = model;
+                  tree["stream"] = stream;
+                  if (stream) tree["stream_options"] = {{"include_usage", true}};
+                  if (ignore_eos) tree["ignore_eos"] = true;
+                  Prompt prompt{text, "", max_tokens};
+                  prompt.priority = priority;
+                  ASSERT_EQ(make_adapter(config)->build_body(prompt), tree.dump())
+                      << to_string(api) << " stream " << stream << " model '" << model << "'";
+                  ++checked;
+                }
+  EXPECT_EQ(checked, 2 * 2 * 2 * 2 * 2 * 2 * 2 * 4);
+}
+
 // ---- decoding ----
 
 TEST(OpenAiAdapter, DecodeVllmCompletionsStream) {

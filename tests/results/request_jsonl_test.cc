@@ -1,10 +1,13 @@
 #include "results/request_jsonl.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "results/json_escape.h"
+#include "common/json_escape.h"
 
 namespace sb::results {
 namespace {
@@ -252,6 +255,45 @@ TEST(RequestJsonl, ParseErrors) {
   EXPECT_EQ(r.id, 3u);
   EXPECT_EQ(r.t_send_ns, kNoTime);
   EXPECT_TRUE(r.ok());
+}
+
+// A line cut anywhere (a kill mid-write) never reads back as a record: every proper prefix of a
+// whole line is refused, whatever field the cut falls in.
+TEST(RequestJsonl, EveryCutLineIsRefused) {
+  RequestRecord r = full_record();
+  r.server.queue_ms = 7;
+  r.server.source = sb::ServerTimingSource::tgi_headers;
+  std::string line;
+  append_request_jsonl(line, r);
+  line.pop_back();  // the '\n'
+  ASSERT_NO_THROW(parse_request_jsonl(line));
+  for (size_t n = 0; n < line.size(); ++n)
+    EXPECT_THROW(parse_request_jsonl(line.substr(0, n)), Error)
+        << "cut at " << n << ": " << line.substr(0, n);
+}
+
+TEST(RequestJsonl, TypesAndRangesAreChecked) {
+  EXPECT_THROW(parse_request_jsonl(R"({"id":1.5})"), Error);             // not an integer
+  EXPECT_THROW(parse_request_jsonl(R"({"id":-1})"), Error);              // out of range
+  EXPECT_THROW(parse_request_jsonl(R"({"status":4294967296})"), Error);  // over int
+  EXPECT_THROW(parse_request_jsonl(R"({"turn":-2147483649})"), Error);   // under int32
+  EXPECT_THROW(parse_request_jsonl(R"({"warmup":1})"), Error);           // not a boolean
+  EXPECT_THROW(parse_request_jsonl(R"({"class":7})"), Error);            // not a string
+  EXPECT_THROW(parse_request_jsonl(R"({"itl_ms":3})"), Error);           // not an array
+  EXPECT_THROW(parse_request_jsonl(R"({"ttfb_ms":"fast"})"), Error);     // not a number
+  EXPECT_THROW(parse_request_jsonl(R"({"server_timing_source":"x"})"), Error);
+  EXPECT_THROW(parse_request_jsonl(R"({"t_send_s":1e300})"), Error);  // over ~31 years
+  EXPECT_THROW(parse_request_jsonl(R"({"id":1} {"id":2})"), Error);   // two objects
+  EXPECT_EQ(parse_request_jsonl(R"({"id":18446744073709551615})").id, UINT64_MAX);
+  EXPECT_EQ(parse_request_jsonl(R"({"turn":-1,"session_id":null})").turn, -1);
+  // Escaped strings come back unescaped; unknown fields of any shape are skipped.
+  const RequestRecord r = parse_request_jsonl(
+      R"({"id":2,"extra":{"a":[1,{"b":null}]},"class":"c\"h\u00e9","itl_ms":[1.5,null,2e39]})");
+  EXPECT_EQ(r.request_class, "c\"h\xc3\xa9");
+  ASSERT_EQ(r.itl_ms.size(), 3u);
+  EXPECT_EQ(r.itl_ms[0], 1.5f);
+  EXPECT_TRUE(std::isnan(r.itl_ms[1]));  // not a number: kept as a gap of unknown length
+  EXPECT_TRUE(std::isnan(r.itl_ms[2]));  // beyond float
 }
 
 }  // namespace

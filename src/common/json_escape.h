@@ -1,9 +1,10 @@
 #pragma once
-// JSON string escaping for the hand-written (nlohmann-free) hot-path writers.
+// JSON string escaping for the hand-written (nlohmann-free) hot-path writers: request bodies
+// (protocol/openai_common.h) and requests.jsonl lines.
 #include <string>
 #include <string_view>
 
-namespace sb::results {
+namespace sb {
 
 // Appends `s` to `out` as a quoted JSON string: '"' and '\\' escaped, control characters
 // (< 0x20) as \n, \r, \t, \b, \f or \u00XX, valid UTF-8 copied as is, and every byte that is
@@ -12,4 +13,4 @@ namespace sb::results {
 // and valid JSON, whatever the input bytes.
 void append_json_string(std::string& out, std::string_view s);
 
-}  // namespace sb::results
+}  // namespace sb

@@ -1,6 +1,8 @@
-#include "results/json_escape.h"
+#include "common/json_escape.h"
 
-namespace sb::results {
+#include <array>
+
+namespace sb {
 
 namespace {
 
@@ -31,6 +33,13 @@ size_t utf8_sequence_length(std::string_view s, size_t i) {
   return 0;
 }
 
+// Bytes copied as they are: ASCII from the space up, but the quote and the backslash.
+constexpr std::array<bool, 256> kPlain = [] {
+  std::array<bool, 256> plain{};
+  for (int c = 0x20; c < 0x80; ++c) plain[static_cast<size_t>(c)] = c != '"' && c != '\\';
+  return plain;
+}();
+
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view s) {
@@ -39,6 +48,14 @@ void append_json_string(std::string& out, std::string_view s) {
   out += '"';
   size_t i = 0;
   while (i < s.size()) {
+    // A run of plain ASCII (no quote, backslash or control character) is copied at once.
+    size_t run = i;
+    while (run < s.size() && kPlain[static_cast<unsigned char>(s[run])]) ++run;
+    if (run > i) {
+      out.append(s.data() + i, run - i);
+      i = run;
+      if (i == s.size()) break;
+    }
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
       if (const size_t n = utf8_sequence_length(s, i)) {
@@ -72,18 +89,14 @@ void append_json_string(std::string& out, std::string_view s) {
       case '\f':
         out += "\\f";
         break;
-      default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 0xF];
-        } else {
-          out += static_cast<char>(c);
-        }
+      default:  // the other control characters (< 0x20)
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 0xF];
     }
     ++i;
   }
   out += '"';
 }
 
-}  // namespace sb::results
+}  // namespace sb
