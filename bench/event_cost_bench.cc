@@ -12,10 +12,6 @@
 //
 //   event_cost_bench [rounds=2] [seconds=6] [streams=both|256|1000] [client=both|bare|sb]
 // (the last two pick one level or one client, e.g. to run the client under perf)
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -23,54 +19,21 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <ctime>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "bench_processes.h"
 #include "engine/engine.h"
 #include "net/url.h"
 
 namespace {
 
 using namespace sb;
-
-void pin_to_core(int core) {
-  const int cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(core % std::max(1, cores), &set);
-  sched_setaffinity(0, sizeof set, &set);  // best effort: a 1-core machine shares it
-}
-
-void raise_fd_limit() {
-  rlimit lim{};
-  getrlimit(RLIMIT_NOFILE, &lim);
-  lim.rlim_cur = lim.rlim_max;
-  setrlimit(RLIMIT_NOFILE, &lim);
-}
-
-int64_t now_ns() {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
-}
-
-struct Usage {
-  double user_s = 0, system_s = 0;
-  double total() const { return user_s + system_s; }
-};
-
-Usage usage_of(const rusage& u) {
-  return {static_cast<double>(u.ru_utime.tv_sec) + static_cast<double>(u.ru_utime.tv_usec) / 1e6,
-          static_cast<double>(u.ru_stime.tv_sec) + static_cast<double>(u.ru_stime.tv_usec) / 1e6};
-}
+using namespace bench;
 
 // One OpenAI completion event, as vLLM writes it, in its own HTTP chunk.
 std::string event_chunk(bool last) {
@@ -197,86 +160,6 @@ Child spawn_server(int64_t tokens, int64_t interval_ns, uint16_t& port) {
   return {pid, stop_pipe[1]};
 }
 
-// The minimal reader: `streams` connections, `requests` requests in all (closed loop), each
-// answered by `tokens` events. Returns the events it stamped.
-uint64_t minimal_reader(uint16_t port, int streams, int64_t requests, int64_t tokens) {
-  const std::string req = fmt::format(
-      "POST /v1/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
-      "content-length: 2\r\n\r\n{{}}");
-  const int ep = ::epoll_create1(0);
-  struct Stream {
-    int64_t boundaries = 0;  // "\n\n" seen in this response
-    int64_t trailer = 0;     // bytes after the last boundary (the final chunk's 7)
-    bool newline = false;    // the last byte read was '\n'
-  };
-  std::vector<Stream> st(static_cast<size_t>(streams));
-  std::vector<int> fds(static_cast<size_t>(streams));
-  std::vector<int64_t> stamps(static_cast<size_t>(tokens + 2) * static_cast<size_t>(streams));
-  int64_t sent = 0, done = 0;
-  uint64_t events = 0;
-  for (int i = 0; i < streams; ++i) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = htons(port);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) std::abort();
-    const int one = 1;
-    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    fds[static_cast<size_t>(i)] = fd;
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.u32 = static_cast<uint32_t>(i);
-    ::epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
-    if (sent<requests&& ::send(fd, req.data(), req.size(), MSG_NOSIGNAL)> 0) ++sent;
-  }
-  const int64_t boundaries_per_response = tokens + 1;  // the events and [DONE]
-  epoll_event evs[512];
-  char buf[65536];
-  while (done < requests) {
-    const int n = ::epoll_wait(ep, evs, 512, -1);
-    for (int k = 0; k < n; ++k) {
-      const size_t i = evs[k].data.u32;
-      Stream& s = st[i];
-      int64_t* stamp = &stamps[i * static_cast<size_t>(tokens + 2)];
-      for (;;) {
-        const ssize_t r = ::recv(fds[i], buf, sizeof buf, MSG_DONTWAIT);
-        if (r <= 0) break;
-        const int64_t t = now_ns();
-        const char* p = buf;
-        const char* e = buf + r;
-        if (s.boundaries == boundaries_per_response) s.trailer += r;
-        while (s.boundaries < boundaries_per_response) {
-          if (s.newline && p < e && *p == '\n') {
-            stamp[s.boundaries++] = t;
-            s.newline = false;
-            ++p;
-            if (s.boundaries == boundaries_per_response) s.trailer = e - p;
-            continue;
-          }
-          if (p == e) break;  // keeps `newline` for the next read
-          const void* nl = std::memchr(p, '\n', static_cast<size_t>(e - p));
-          if (!nl) {
-            s.newline = false;
-            break;
-          }
-          p = static_cast<const char*>(nl) + 1;
-          s.newline = true;
-        }
-        if (s.boundaries == boundaries_per_response && s.trailer >= 7) {
-          events += static_cast<uint64_t>(tokens);
-          ++done;
-          s = Stream{};
-          if (sent<requests&& ::send(fds[i], req.data(), req.size(), MSG_NOSIGNAL)> 0) ++sent;
-        }
-      }
-    }
-  }
-  for (int fd : fds) ::close(fd);
-  ::close(ep);
-  return events;
-}
-
 uint64_t servebench_client(uint16_t port, int streams, int64_t requests, int64_t tokens) {
   engine::EngineConfig c;
   c.client.url = net::parse_url(fmt::format("http://127.0.0.1:{}", port));
@@ -295,40 +178,6 @@ uint64_t servebench_client(uint16_t port, int streams, int64_t requests, int64_t
   return events;
 }
 
-struct Measured {
-  Usage cpu;
-  uint64_t events = 0;
-  double wall_s = 0;
-  double us_per_event() const { return cpu.total() / static_cast<double>(events) * 1e6; }
-};
-
-// Runs `client` in a child process pinned to core 0; its rusage is the client's alone.
-template <typename Client>
-Measured in_child(Client client) {
-  int out[2];
-  if (pipe(out) != 0) std::abort();
-  const auto t0 = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(out[0]);
-    pin_to_core(0);
-    raise_fd_limit();
-    const uint64_t events = client();
-    if (write(out[1], &events, sizeof events) != sizeof events) _exit(1);
-    _exit(0);
-  }
-  close(out[1]);
-  Measured m;
-  if (read(out[0], &m.events, sizeof m.events) != sizeof m.events) m.events = 0;
-  close(out[0]);
-  int status = 0;
-  rusage u{};
-  wait4(pid, &status, 0, &u);
-  m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  m.cpu = usage_of(u);
-  return m;
-}
-
 void level(int streams, int rate, int seconds, int rounds, const std::string& client) {
   const int64_t tokens = rate;  // one-second answers
   const int64_t requests = static_cast<int64_t>(streams) * seconds;
@@ -338,8 +187,14 @@ void level(int streams, int rate, int seconds, int rounds, const std::string& cl
     uint16_t port = 0;
     Child server = spawn_server(tokens, 1'000'000'000 / rate, port);
     Measured bare, sb;
-    if (client != "sb")
-      bare = in_child([&] { return minimal_reader(port, streams, requests, tokens); });
+    const std::string request =
+        "POST /v1/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+        "content-length: 2\r\n\r\n{}";
+    if (client != "sb")  // the events and [DONE]
+      bare = in_child([&] {
+        return minimal_reader(port, streams, requests, request, tokens + 1) *
+               static_cast<uint64_t>(tokens);
+      });
     if (client != "bare")
       sb = in_child([&] { return servebench_client(port, streams, requests, tokens); });
     close(server.fd);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iterator>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -472,10 +473,12 @@ void Formatter::append_token_event(std::string& out, int64_t index, bool last) {
     case ApiKind::tgi_generate:
     case ApiKind::tgi_stream: {
       text_.append(t.text);
-      fmt::format_to(to,
-                     "data:{{\"index\":{},\"token\":{{\"id\":{},\"text\":\"{}\",\"logprob\":{:.4f},"
-                     "\"special\":false}},",
-                     index, t.id, t.text, t.logprob);
+      fmt::format_to(
+          to,
+          FMT_COMPILE(
+              "data:{{\"index\":{},\"token\":{{\"id\":{},\"text\":\"{}\",\"logprob\":{:.4f},"
+              "\"special\":false}},"),
+          index, t.id, t.text, t.logprob);
       if (!last) {
         out += "\"generated_text\":null,\"details\":null}\n\n";
         return;
@@ -487,7 +490,8 @@ void Formatter::append_token_event(std::string& out, int64_t index, bool last) {
                              finish_reason(), index,
                              req_.seed ? std::to_string(*req_.seed) : "null", req_.prompt_tokens)
                        : "null";
-      fmt::format_to(to, "\"generated_text\":{},\"details\":{}}}\n\n", quote(text_), details);
+      fmt::format_to(to, FMT_COMPILE("\"generated_text\":{},\"details\":{}}}\n\n"), quote(text_),
+                     details);
       return;
     }
     case ApiKind::responses:
@@ -497,32 +501,36 @@ void Formatter::append_token_event(std::string& out, int64_t index, bool last) {
     case ApiKind::completions:
       fmt::format_to(
           to,
-          "data: {{\"id\":\"{}\",\"object\":\"text_completion\",\"created\":{},\"model\":{},"
-          "\"choices\":[{{\"index\":0,\"text\":\"{}\",\"logprobs\":null,\"finish_reason\":",
+          FMT_COMPILE(
+              "data: {{\"id\":\"{}\",\"object\":\"text_completion\",\"created\":{},\"model\":{},"
+              "\"choices\":[{{\"index\":0,\"text\":\"{}\",\"logprobs\":null,\"finish_reason\":"),
           id_, created_, model_json_, t.text);
       if (last)
-        fmt::format_to(to, "\"{}\"", finish_reason());
+        fmt::format_to(to, FMT_COMPILE("\"{}\""), finish_reason());
       else
         out += "null";
       out += ",\"stop_reason\":null}]}\n\n";
       return;
     case ApiKind::llamacpp:
       // The text of every token; the "stop": true event follows (stream_end).
-      fmt::format_to(to,
-                     "data: {{\"index\":0,\"content\":\"{}\",\"tokens\":[],\"stop\":false,"
-                     "\"id_slot\":0,\"tokens_predicted\":{},\"tokens_evaluated\":{}}}\n\n",
-                     t.text, index, req_.prompt_tokens);
+      fmt::format_to(
+          to,
+          FMT_COMPILE("data: {{\"index\":0,\"content\":\"{}\",\"tokens\":[],\"stop\":false,"
+                      "\"id_slot\":0,\"tokens_predicted\":{},\"tokens_evaluated\":{}}}\n\n"),
+          t.text, index, req_.prompt_tokens);
       return;
     case ApiKind::chat:
       fmt::format_to(
           to,
-          "data: {{\"id\":\"{}\",\"object\":\"chat.completion.chunk\",\"created\":{},\"model\":{},"
-          "\"choices\":[{{\"index\":0,\"delta\":{{\"{}\":\"{}\"}},\"logprobs\":null,"
-          "\"finish_reason\":",
+          FMT_COMPILE(
+              "data: "
+              "{{\"id\":\"{}\",\"object\":\"chat.completion.chunk\",\"created\":{},\"model\":{},"
+              "\"choices\":[{{\"index\":0,\"delta\":{{\"{}\":\"{}\"}},\"logprobs\":null,"
+              "\"finish_reason\":"),
           id_, created_, model_json_, reasoning_at(index) ? "reasoning_content" : "content",
           t.text);
       if (last)
-        fmt::format_to(to, "\"{}\",\"stop_reason\":null", finish_reason());
+        fmt::format_to(to, FMT_COMPILE("\"{}\",\"stop_reason\":null"), finish_reason());
       else
         out += "null";
       out += "}]}\n\n";

@@ -1,0 +1,184 @@
+#pragma once
+// Shared by the side-by-side benchmarks (event_cost_bench, sim_cost_bench): processes pinned to
+// cores, their CPU from rusage, and the minimal epoll SSE reader that is the reference client.
+// Header-only: each benchmark is one program.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sched.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+// Pins the calling process (every thread it starts later too) to the listed cores, modulo the
+// machine's count; best effort (a 1-core machine shares it).
+inline void pin_to_cores(std::initializer_list<int> cores) {
+  const int n = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cores) CPU_SET(c % std::max(1, n), &set);
+  sched_setaffinity(0, sizeof set, &set);
+}
+inline void pin_to_core(int core) {
+  pin_to_cores({core});
+}
+
+inline void raise_fd_limit() {
+  rlimit lim{};
+  getrlimit(RLIMIT_NOFILE, &lim);
+  lim.rlim_cur = lim.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &lim);
+}
+
+inline int64_t now_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+struct Usage {
+  double user_s = 0, system_s = 0;
+  double total() const { return user_s + system_s; }
+};
+
+inline Usage usage_of(const rusage& u) {
+  return {static_cast<double>(u.ru_utime.tv_sec) + static_cast<double>(u.ru_utime.tv_usec) / 1e6,
+          static_cast<double>(u.ru_stime.tv_sec) + static_cast<double>(u.ru_stime.tv_usec) / 1e6};
+}
+
+// This process's CPU so far, every thread.
+inline Usage self_usage() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return usage_of(u);
+}
+
+// The minimal reader: `streams` connections to 127.0.0.1:port, `requests` requests in all
+// (closed loop: a stream sends its next `request` when its response ended), each response
+// `boundaries` SSE events ("\n\n") followed by the 7 bytes that end a chunked body
+// ("\r\n0\r\n\r\n"). Level-triggered epoll, one recv per readable socket until EAGAIN, event
+// boundaries found with memchr, each stamped with clock_gettime; nothing else. Returns the
+// responses it read whole.
+inline uint64_t minimal_reader(uint16_t port, int streams, int64_t requests,
+                               const std::string& request, int64_t boundaries) {
+  const int ep = ::epoll_create1(0);
+  struct Stream {
+    int64_t boundaries = 0;  // "\n\n" seen in this response
+    int64_t trailer = 0;     // bytes after the last boundary (the final chunk's 7)
+    bool newline = false;    // the last byte read was '\n'
+  };
+  std::vector<Stream> st(static_cast<size_t>(streams));
+  std::vector<int> fds(static_cast<size_t>(streams));
+  std::vector<int64_t> stamps(static_cast<size_t>(boundaries + 1) * static_cast<size_t>(streams));
+  int64_t sent = 0, done = 0;
+  for (int i = 0; i < streams; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(port);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) std::abort();
+    const int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    fds[static_cast<size_t>(i)] = fd;
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u32 = static_cast<uint32_t>(i);
+    ::epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+    if (sent<requests&& ::send(fd, request.data(), request.size(), MSG_NOSIGNAL)> 0) ++sent;
+  }
+  epoll_event evs[512];
+  char buf[65536];
+  while (done < requests) {
+    const int n = ::epoll_wait(ep, evs, 512, -1);
+    for (int k = 0; k < n; ++k) {
+      const size_t i = evs[k].data.u32;
+      Stream& s = st[i];
+      int64_t* stamp = &stamps[i * static_cast<size_t>(boundaries + 1)];
+      for (;;) {
+        const ssize_t r = ::recv(fds[i], buf, sizeof buf, MSG_DONTWAIT);
+        if (r <= 0) break;
+        const int64_t t = now_ns();
+        const char* p = buf;
+        const char* e = buf + r;
+        if (s.boundaries == boundaries) s.trailer += r;
+        while (s.boundaries < boundaries) {
+          if (s.newline && p < e && *p == '\n') {
+            stamp[s.boundaries++] = t;
+            s.newline = false;
+            ++p;
+            if (s.boundaries == boundaries) s.trailer = e - p;
+            continue;
+          }
+          if (p == e) break;  // keeps `newline` for the next read
+          const void* nl = std::memchr(p, '\n', static_cast<size_t>(e - p));
+          if (!nl) {
+            s.newline = false;
+            break;
+          }
+          p = static_cast<const char*>(nl) + 1;
+          s.newline = true;
+        }
+        if (s.boundaries == boundaries && s.trailer >= 7) {
+          ++done;
+          s = Stream{};
+          if (sent<requests&& ::send(fds[i], request.data(), request.size(), MSG_NOSIGNAL)> 0)
+            ++sent;
+        }
+      }
+    }
+  }
+  for (int fd : fds) ::close(fd);
+  ::close(ep);
+  return static_cast<uint64_t>(done);
+}
+
+struct Measured {
+  Usage cpu;
+  uint64_t events = 0;
+  double wall_s = 0;
+  double us_per_event() const { return cpu.total() / static_cast<double>(events) * 1e6; }
+};
+
+// Runs `client` (returning the events it counted) in a child process pinned to `core`; the
+// child's rusage is the client's alone.
+template <typename Client>
+Measured in_child(Client client, int core = 0) {
+  int out[2];
+  if (pipe(out) != 0) std::abort();
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(out[0]);
+    pin_to_core(core);
+    raise_fd_limit();
+    const uint64_t events = client();
+    if (write(out[1], &events, sizeof events) != sizeof events) _exit(1);
+    _exit(0);
+  }
+  close(out[1]);
+  Measured m;
+  if (read(out[0], &m.events, sizeof m.events) != sizeof m.events) m.events = 0;
+  close(out[0]);
+  int status = 0;
+  rusage u{};
+  wait4(pid, &status, 0, &u);
+  m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m.cpu = usage_of(u);
+  return m;
+}
+
+}  // namespace bench
