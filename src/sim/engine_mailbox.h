@@ -38,8 +38,10 @@ class EngineMailbox final : public EngineListener,
   }
 
  private:
+  // Inline when the engine runs on the connection's own context (a one-thread server): no
+  // allocation and no queue entry per token; posted across threads otherwise.
   void deliver(const MailItem& it) {
-    asio::post(ex_, [self = shared_from_this(), it] {
+    asio::dispatch(ex_, [self = shared_from_this(), it] {
       self->items_.push_back(it);
       self->signal_.cancel();
     });
