@@ -11,3 +11,6 @@ done
 # Non-streaming throughput against wrk on a private nginx (installs nginx and wrk when missing).
 echo "== nonstream_bench.sh =="
 bash bench/nonstream_bench.sh 5 2 "$dir/servebench"
+# Summarizing 10 M records (writes a 6.9 GB requests.jsonl under $TMPDIR, then removes it).
+echo "== records_bench.sh =="
+bash bench/records_bench.sh 10000000 "$dir/servebench"
