@@ -66,6 +66,72 @@ inline Usage self_usage() {
   return usage_of(u);
 }
 
+// --- the raw servers' pieces (client_bench, event_cost_bench, sim_cost_bench) ---
+
+// A non-blocking listening socket on 127.0.0.1:port (0: the kernel picks one), SO_REUSEPORT set
+// so that several threads' listeners may share a port. Exits the process when it cannot bind.
+inline int loopback_listener(uint16_t port = 0) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  const int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(port);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 4096) != 0)
+    _exit(1);
+  return fd;
+}
+
+inline uint16_t port_of(int fd) {
+  sockaddr_in a{};
+  socklen_t alen = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &alen);
+  return ntohs(a.sin_port);
+}
+
+// Watches `fd` for input (level-triggered), with the fd as the event's data.
+inline void epoll_add(int ep, int fd) {
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = fd;
+  ::epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
+// Accepts every pending connection of `lfd` (non-blocking, TCP_NODELAY), adds it to `ep` and
+// calls on_accept(fd).
+template <typename OnAccept>
+void accept_all(int lfd, int ep, OnAccept on_accept) {
+  for (int c; (c = ::accept4(lfd, nullptr, nullptr, SOCK_NONBLOCK)) >= 0;) {
+    const int one = 1;
+    ::setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    on_accept(c);
+    epoll_add(ep, c);
+  }
+}
+
+// Appends what `fd` holds to `in`; false when the peer closed the connection.
+inline bool read_into(int fd, std::string& in) {
+  char buf[8192];
+  ssize_t r;
+  while ((r = ::recv(fd, buf, sizeof buf, 0)) > 0) in.append(buf, static_cast<size_t>(r));
+  return r != 0;
+}
+
+// Removes one whole request (its head and a Content-Length body) from the front of `in`; false
+// while it has not all arrived.
+inline bool take_request(std::string& in) {
+  const size_t hdr = in.find("\r\n\r\n");
+  if (hdr == std::string::npos) return false;
+  std::string head = in.substr(0, hdr);
+  std::transform(head.begin(), head.end(), head.begin(), ::tolower);
+  const size_t cl = head.find("content-length:");
+  const size_t body = cl == std::string::npos ? 0 : std::stoul(head.substr(cl + 15));
+  if (in.size() < hdr + 4 + body) return false;
+  in.erase(0, hdr + 4 + body);
+  return true;
+}
+
 // The minimal reader: `streams` connections to 127.0.0.1:port, `requests` requests in all
 // (closed loop: a stream sends its next `request` when its response ended), each response
 // `boundaries` SSE events ("\n\n") followed by the 7 bytes that end a chunked body

@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include "bench_processes.h"
 #include "engine/engine.h"
 #include "net/url.h"
 #include "sim/server.h"
@@ -98,25 +99,11 @@ double stop_sim(SimChild& c) {
 // whose send buffer is full is skipped for that round).
 template <typename Ready>
 void serve_raw(int stop_fd, Ready ready, int64_t tokens) {
-  const int lfd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::bind(lfd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(lfd, 4096) != 0)
-    _exit(1);
-  socklen_t alen = sizeof a;
-  ::getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &alen);
-  const uint16_t port = ntohs(a.sin_port);
-  ready(port);
+  const int lfd = bench::loopback_listener();
+  ready(bench::port_of(lfd));
   const int ep = ::epoll_create1(0);
-  auto add = [&](int fd) {
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.fd = fd;
-    ::epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
-  };
-  add(lfd);
-  add(stop_fd);
+  bench::epoll_add(ep, lfd);
+  bench::epoll_add(ep, stop_fd);
   struct Conn {
     std::string in;
     int64_t left = 0;  // events still to send on the current stream
@@ -144,29 +131,16 @@ void serve_raw(int stop_fd, Ready ready, int64_t tokens) {
       const int fd = evs[i].data.fd;
       if (fd == stop_fd) return;
       if (fd == lfd) {
-        for (int c; (c = ::accept4(lfd, nullptr, nullptr, SOCK_NONBLOCK)) >= 0;) {
-          const int one = 1;
-          ::setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-          conns[c];
-          add(c);
-        }
+        bench::accept_all(lfd, ep, [&](int c) { conns[c]; });
         continue;
       }
       auto& c = conns[fd];
-      char buf[4096];
-      ssize_t r;
-      while ((r = ::recv(fd, buf, sizeof buf, 0)) > 0) c.in.append(buf, static_cast<size_t>(r));
-      if (r == 0) {
+      if (!bench::read_into(fd, c.in)) {
         ::close(fd);
         conns.erase(fd);
         continue;
       }
-      const size_t hdr = c.in.find("\r\n\r\n");
-      if (hdr == std::string::npos || c.left > 0) continue;
-      const size_t cl = c.in.find("Content-Length: ");
-      const size_t body = cl == std::string::npos ? 0 : std::stoul(c.in.substr(cl + 16));
-      if (c.in.size() < hdr + 4 + body) continue;
-      c.in.erase(0, hdr + 4 + body);
+      if (c.left > 0 || !bench::take_request(c.in)) continue;
       if (::send(fd, head.data(), head.size(), MSG_NOSIGNAL) < 0) continue;
       c.left = tokens;
     }

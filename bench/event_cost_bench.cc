@@ -48,25 +48,12 @@ std::string event_chunk(bool last) {
 // The paced server: serves until stop_fd reads end of file. Each request (a POST with a
 // Content-Length) gets `tokens` events, one every `interval_ns`, from the time it arrived.
 void serve_paced(int stop_fd, int port_fd, int64_t tokens, int64_t interval_ns) {
-  const int lfd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::bind(lfd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(lfd, 4096) != 0)
-    _exit(1);
-  socklen_t alen = sizeof a;
-  ::getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &alen);
-  const uint16_t port = ntohs(a.sin_port);
+  const int lfd = loopback_listener();
+  const uint16_t port = port_of(lfd);
   if (::write(port_fd, &port, sizeof port) != sizeof port) _exit(1);
   const int ep = ::epoll_create1(0);
-  auto add = [&](int fd) {
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.fd = fd;
-    ::epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
-  };
-  add(lfd);
-  add(stop_fd);
+  epoll_add(ep, lfd);
+  epoll_add(ep, stop_fd);
   struct Conn {
     std::string in;
     int64_t left = 0;     // events still to send on the current stream
@@ -92,33 +79,20 @@ void serve_paced(int stop_fd, int port_fd, int64_t tokens, int64_t interval_ns) 
       const int fd = evs[i].data.fd;
       if (fd == stop_fd) return;
       if (fd == lfd) {
-        for (int c; (c = ::accept4(lfd, nullptr, nullptr, SOCK_NONBLOCK)) >= 0;) {
-          const int one = 1;
-          ::setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        accept_all(lfd, ep, [&](int c) {
           if (conns.size() <= static_cast<size_t>(c)) conns.resize(static_cast<size_t>(c) + 1);
           conns[static_cast<size_t>(c)] = Conn{};
           open.push_back(c);
-          add(c);
-        }
+        });
         continue;
       }
       Conn& c = conns[static_cast<size_t>(fd)];
-      char buf[8192];
-      ssize_t r;
-      while ((r = ::recv(fd, buf, sizeof buf, 0)) > 0) c.in.append(buf, static_cast<size_t>(r));
-      if (r == 0) {
+      if (!read_into(fd, c.in)) {
         ::close(fd);
         open.erase(std::find(open.begin(), open.end(), fd));
         continue;
       }
-      const size_t hdr = c.in.find("\r\n\r\n");
-      if (hdr == std::string::npos || c.left > 0) continue;
-      std::string lower = c.in.substr(0, hdr);
-      std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
-      const size_t cl = lower.find("content-length:");
-      const size_t body = cl == std::string::npos ? 0 : std::stoul(lower.substr(cl + 15));
-      if (c.in.size() < hdr + 4 + body) continue;
-      c.in.erase(0, hdr + 4 + body);
+      if (c.left > 0 || !take_request(c.in)) continue;
       if (::send(fd, head.data(), head.size(), MSG_NOSIGNAL) < 0) continue;
       c.left = tokens;
       c.next_ns = now_ns() + interval_ns;

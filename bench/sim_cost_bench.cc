@@ -72,32 +72,13 @@ std::string tgi_chunk(bool last) {
   return fmt::format("{:x}\r\n{}\r\n{}", e.size(), e, last ? "0\r\n\r\n" : "");
 }
 
-int listener(uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-  const int one = 1;
-  ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(port);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 4096) != 0)
-    _exit(1);
-  return fd;
-}
-
 // One thread of the minimal writer: its listener's connections, until stop_fd reads EOF.
 // Stamps every token write's lateness (write time - its step's due time) into `late_ns`.
 void writer_loop(int lfd, int stop_fd, int64_t start_ns, int64_t interval_ns, int64_t tokens,
                  std::vector<int64_t>& late_ns) {
   const int ep = ::epoll_create1(0);
-  auto add = [&](int fd) {
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.fd = fd;
-    ::epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
-  };
-  add(lfd);
-  add(stop_fd);
+  epoll_add(ep, lfd);
+  epoll_add(ep, stop_fd);
   struct Conn {
     std::string in;
     int64_t left = 0;  // token events still to send; 0: waiting for a request
@@ -121,33 +102,20 @@ void writer_loop(int lfd, int stop_fd, int64_t start_ns, int64_t interval_ns, in
         return;
       }
       if (fd == lfd) {
-        for (int c; (c = ::accept4(lfd, nullptr, nullptr, SOCK_NONBLOCK)) >= 0;) {
-          const int one = 1;
-          ::setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        accept_all(lfd, ep, [&](int c) {
           if (conns.size() <= static_cast<size_t>(c)) conns.resize(static_cast<size_t>(c) + 1);
           conns[static_cast<size_t>(c)] = Conn{};
           open.push_back(c);
-          add(c);
-        }
+        });
         continue;
       }
       Conn& c = conns[static_cast<size_t>(fd)];
-      char buf[8192];
-      ssize_t r;
-      while ((r = ::recv(fd, buf, sizeof buf, 0)) > 0) c.in.append(buf, static_cast<size_t>(r));
-      if (r == 0) {
+      if (!read_into(fd, c.in)) {
         ::close(fd);
         open.erase(std::find(open.begin(), open.end(), fd));
         continue;
       }
-      const size_t hdr = c.in.find("\r\n\r\n");
-      if (hdr == std::string::npos || c.left > 0) continue;
-      std::string lower = c.in.substr(0, hdr);
-      std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
-      const size_t cl = lower.find("content-length:");
-      const size_t body = cl == std::string::npos ? 0 : std::stoul(lower.substr(cl + 15));
-      if (c.in.size() < hdr + 4 + body) continue;
-      c.in.erase(0, hdr + 4 + body);
+      if (c.left > 0 || !take_request(c.in)) continue;
       if (::send(fd, head.data(), head.size(), MSG_NOSIGNAL) < 0) continue;
       c.left = tokens;  // its first token at the next step boundary
     }
@@ -211,13 +179,10 @@ ServerResult stop(Child& c) {
 
 ServerResult minimal_writer(int stop_fd, int port_fd, int threads, int64_t tokens,
                             int64_t interval_ns) {
-  const int first = listener(0);
-  sockaddr_in a{};
-  socklen_t alen = sizeof a;
-  ::getsockname(first, reinterpret_cast<sockaddr*>(&a), &alen);
-  const uint16_t port = ntohs(a.sin_port);
+  const int first = loopback_listener();
+  const uint16_t port = port_of(first);
   std::vector<int> listeners = {first};
-  for (int t = 1; t < threads; ++t) listeners.push_back(listener(port));
+  for (int t = 1; t < threads; ++t) listeners.push_back(loopback_listener(port));
   if (::write(port_fd, &port, sizeof port) != sizeof port) _exit(1);
   std::vector<std::vector<int64_t>> late(static_cast<size_t>(threads));
   const int64_t start = now_ns();
