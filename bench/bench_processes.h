@@ -132,6 +132,42 @@ inline bool take_request(std::string& in) {
   return true;
 }
 
+// The raw streaming servers' connections, by descriptor (event_cost_bench, sim_cost_bench).
+struct RawStreams {
+  struct Conn {
+    std::string in;
+    int64_t left = 0;     // events still to send on the current response
+    int64_t next_ns = 0;  // when the next one is due (servers that pace per stream)
+  };
+  std::vector<Conn> conns;  // indexed by descriptor
+  std::vector<int> open;    // descriptors with a Conn
+
+  Conn& at(int fd) { return conns[static_cast<size_t>(fd)]; }
+
+  // One readiness event of the listener `lfd` or of a connection: accepts (into `ep`), reads,
+  // closes a connection its peer closed, and answers a whole request that arrived on an idle
+  // stream with `head`. Returns that stream (the caller sets what it owes), else null.
+  Conn* on_event(int fd, int lfd, int ep, const std::string& head) {
+    if (fd == lfd) {
+      accept_all(lfd, ep, [&](int c) {
+        if (conns.size() <= static_cast<size_t>(c)) conns.resize(static_cast<size_t>(c) + 1);
+        at(c) = Conn{};
+        open.push_back(c);
+      });
+      return nullptr;
+    }
+    Conn& c = at(fd);
+    if (!read_into(fd, c.in)) {
+      ::close(fd);
+      open.erase(std::find(open.begin(), open.end(), fd));
+      return nullptr;
+    }
+    if (c.left > 0 || !take_request(c.in)) return nullptr;
+    if (::send(fd, head.data(), head.size(), MSG_NOSIGNAL) < 0) return nullptr;
+    return &c;
+  }
+};
+
 // The minimal reader: `streams` connections to 127.0.0.1:port, `requests` requests in all
 // (closed loop: a stream sends its next `request` when its response ended), each response
 // `boundaries` SSE events ("\n\n") followed by the 7 bytes that end a chunked body

@@ -54,13 +54,7 @@ void serve_paced(int stop_fd, int port_fd, int64_t tokens, int64_t interval_ns) 
   const int ep = ::epoll_create1(0);
   epoll_add(ep, lfd);
   epoll_add(ep, stop_fd);
-  struct Conn {
-    std::string in;
-    int64_t left = 0;     // events still to send on the current stream
-    int64_t next_ns = 0;  // when the next one is due
-  };
-  std::vector<Conn> conns;
-  std::vector<int> open;  // fds with a Conn
+  RawStreams streams;
   const std::string head =
       "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n"
       "transfer-encoding: chunked\r\n\r\n";
@@ -69,37 +63,22 @@ void serve_paced(int stop_fd, int port_fd, int64_t tokens, int64_t interval_ns) 
   epoll_event evs[512];
   for (;;) {
     int64_t next_due = INT64_MAX;
-    for (int fd : open)
-      if (conns[static_cast<size_t>(fd)].left > 0)
-        next_due = std::min(next_due, conns[static_cast<size_t>(fd)].next_ns);
+    for (int fd : streams.open)
+      if (streams.at(fd).left > 0) next_due = std::min(next_due, streams.at(fd).next_ns);
     const int64_t wait_ns = next_due == INT64_MAX ? -1 : std::max<int64_t>(0, next_due - now_ns());
     const int n = ::epoll_wait(
         ep, evs, 512, wait_ns < 0 ? -1 : static_cast<int>((wait_ns + 999'999) / 1'000'000));
     for (int i = 0; i < n; ++i) {
       const int fd = evs[i].data.fd;
       if (fd == stop_fd) return;
-      if (fd == lfd) {
-        accept_all(lfd, ep, [&](int c) {
-          if (conns.size() <= static_cast<size_t>(c)) conns.resize(static_cast<size_t>(c) + 1);
-          conns[static_cast<size_t>(c)] = Conn{};
-          open.push_back(c);
-        });
-        continue;
+      if (RawStreams::Conn* c = streams.on_event(fd, lfd, ep, head)) {
+        c->left = tokens;
+        c->next_ns = now_ns() + interval_ns;
       }
-      Conn& c = conns[static_cast<size_t>(fd)];
-      if (!read_into(fd, c.in)) {
-        ::close(fd);
-        open.erase(std::find(open.begin(), open.end(), fd));
-        continue;
-      }
-      if (c.left > 0 || !take_request(c.in)) continue;
-      if (::send(fd, head.data(), head.size(), MSG_NOSIGNAL) < 0) continue;
-      c.left = tokens;
-      c.next_ns = now_ns() + interval_ns;
     }
     const int64_t t = now_ns();
-    for (int fd : open) {
-      Conn& c = conns[static_cast<size_t>(fd)];
+    for (int fd : streams.open) {
+      RawStreams::Conn& c = streams.at(fd);
       if (c.left <= 0 || c.next_ns > t) continue;
       const std::string& out = c.left == 1 ? end : mid;
       if (::send(fd, out.data(), out.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(out.size())) {

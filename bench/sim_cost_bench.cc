@@ -79,12 +79,7 @@ void writer_loop(int lfd, int stop_fd, int64_t start_ns, int64_t interval_ns, in
   const int ep = ::epoll_create1(0);
   epoll_add(ep, lfd);
   epoll_add(ep, stop_fd);
-  struct Conn {
-    std::string in;
-    int64_t left = 0;  // token events still to send; 0: waiting for a request
-  };
-  std::vector<Conn> conns;
-  std::vector<int> open;
+  RawStreams streams;
   const std::string head =
       "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
   const std::string mid = tgi_chunk(false), end = tgi_chunk(true);
@@ -97,31 +92,16 @@ void writer_loop(int lfd, int stop_fd, int64_t start_ns, int64_t interval_ns, in
     for (int i = 0; i < n; ++i) {
       const int fd = evs[i].data.fd;
       if (fd == stop_fd) {
-        for (int c : open) ::close(c);
+        for (int c : streams.open) ::close(c);
         ::close(ep);
         return;
       }
-      if (fd == lfd) {
-        accept_all(lfd, ep, [&](int c) {
-          if (conns.size() <= static_cast<size_t>(c)) conns.resize(static_cast<size_t>(c) + 1);
-          conns[static_cast<size_t>(c)] = Conn{};
-          open.push_back(c);
-        });
-        continue;
-      }
-      Conn& c = conns[static_cast<size_t>(fd)];
-      if (!read_into(fd, c.in)) {
-        ::close(fd);
-        open.erase(std::find(open.begin(), open.end(), fd));
-        continue;
-      }
-      if (c.left > 0 || !take_request(c.in)) continue;
-      if (::send(fd, head.data(), head.size(), MSG_NOSIGNAL) < 0) continue;
-      c.left = tokens;  // its first token at the next step boundary
+      if (RawStreams::Conn* c = streams.on_event(fd, lfd, ep, head))
+        c->left = tokens;  // its first token at the next step boundary
     }
     if (now_ns() < due) continue;
-    for (int fd : open) {  // the step: one token to every running stream
-      Conn& c = conns[static_cast<size_t>(fd)];
+    for (int fd : streams.open) {  // the step: one token to every running stream
+      RawStreams::Conn& c = streams.at(fd);
       if (c.left <= 0) continue;
       const std::string& out = c.left == 1 ? end : mid;
       if (::send(fd, out.data(), out.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(out.size())) {
