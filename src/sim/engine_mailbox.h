@@ -48,7 +48,7 @@ class EngineMailbox final : public EngineListener,
   explicit EngineMailbox(const asio::any_io_executor& ex)
       : ex_(ex),
         signal_(ex),
-        context_(&static_cast<asio::io_context&>(asio::query(ex, asio::execution::context))),
+        context_(static_cast<asio::io_context&>(asio::query(ex, asio::execution::context))),
         outbox_(asio::use_service<MailOutbox>(asio::query(ex, asio::execution::context))) {}
   void on_admission(Admission a) override { deliver(MailItem{true, a, {}}); }
   void on_event(const SchedEvent& e) override { deliver(MailItem{false, Admission::accepted, e}); }
@@ -75,7 +75,7 @@ class EngineMailbox final : public EngineListener,
   // allocation and no queue entry per token. From the engine's own thread, through the
   // context's MailOutbox: a step's events for every stream of that context in one post.
   void deliver(const MailItem& it) {
-    if (context_ && context_->get_executor().running_in_this_thread())
+    if (context_.get_executor().running_in_this_thread())
       receive(it);
     else
       outbox_.add(ex_, shared_from_this(), it);
@@ -83,7 +83,7 @@ class EngineMailbox final : public EngineListener,
   asio::any_io_executor ex_;
   asio::steady_timer signal_;
   std::deque<MailItem> items_;
-  asio::io_context* context_;  // the executor's: the simulator serves on io_contexts only
+  asio::io_context& context_;  // the executor's: the simulator serves on io_contexts only
   MailOutbox& outbox_;
 };
 
