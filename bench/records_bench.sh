@@ -1,24 +1,29 @@
 #!/usr/bin/env bash
-# Records at scale (issue 21 item 4, not in CI): writes a requests.jsonl of N non-streamed
-# records (691 bytes each, unique ids in order, varied times, as a long `prof --no-stream` run
-# writes them) and times `servebench summarize` on it: wall, user and system seconds, the
-# largest resident set, and per record. The targets are 10 M records in <= 30 s and <= 2 GiB.
+# Records at scale (issue 21 item 4, not in CI): writes a requests.jsonl of N records (unique
+# ids in order, varied times, as a long `prof` run writes them: non-streamed, 691 bytes each,
+# or streamed with TOKENS inter-token gaps each) and times `servebench summarize` on it: wall,
+# user and system seconds, the largest resident set, and per record. The targets are 10 M
+# records in <= 30 s and <= 2 GiB.
 #
-#   bench/records_bench.sh [RECORDS] [SERVEBENCH]
-#       defaults: 10000000 records (6.9 GB on disk under $TMPDIR), build/servebench
+#   bench/records_bench.sh [RECORDS] [SERVEBENCH] [TOKENS]
+#       defaults: 10000000 records (6.9 GB on disk under $TMPDIR), build/servebench, 0 tokens
 #
 # Needs python3 and GNU time (/usr/bin/time; Debian's `time` package).
 set -euo pipefail
 records="${1:-10000000}"
 bin="${2:-${SERVEBENCH:-build/servebench}}"
+tokens="${3:-0}"
 [ -x "$bin" ] || { echo "records_bench: $bin not found (build first: make build)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "records_bench: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/servebench-records.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 
-python3 - "$records" "$tmp/requests.jsonl" <<'PY'
+python3 - "$records" "$tmp/requests.jsonl" "$tokens" <<'PY'
 import sys
-n, path = int(sys.argv[1]), sys.argv[2]
+n, path, tokens = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+# Streamed: the gaps vary (0.5 .. 50.4 ms) from one request to the next; the same line shape.
+itls = ["[" + ",".join(f"{0.5 + ((k * 131 + j * 17) % 500) / 10:.3f}" for j in range(tokens)) + "]"
+        for k in range(97)] if tokens > 0 else ["[]"]
 tail = ('"input_tokens":256,"output_tokens":128,"output_tokens_source":"usage",'
         '"output_tokens_alt":4,"output_tokens_alt_source":"estimate","reasoning_tokens":null,'
         '"reasoning_tokens_source":null,"reasoning_ms":null,"conn_reused":true,'
@@ -32,10 +37,10 @@ with open(path, "w", buffering=1 << 24) as f:
                 f'"t_end_s":{t + ms / 1000:.9f},"ttft_ms":{ms:.6f},"ttft_content_ms":{ms:.6f},'
                 f'"tpot_ms":0,"e2e_ms":{ms:.6f},"scheduled_e2e_ms":{ms:.6f},'
                 f'"dispatch_delay_ms":0,{tail}"ttfb_ms":{ms:.6f},"headers_ms":{ms:.6f},'
-                f'"read_lag_max_ms":0.01,"events":1,"itl_ms":[]}}\n')
+                f'"read_lag_max_ms":0.01,"events":{tokens + 1},"itl_ms":{itls[i % len(itls)]}}}\n')
 PY
 bytes="$(stat -c %s "$tmp/requests.jsonl")"
-echo "records_bench: $records records, $bytes bytes ($(( bytes / records )) per record)"
+echo "records_bench: $records records, $tokens gaps each, $bytes bytes ($(( bytes / records )) per record)"
 /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$bin" summarize "$tmp" -q > /dev/null 2> "$tmp/stderr" \
   || { cat "$tmp/stderr" >&2; exit 1; }
 read -r wall user sys rss_kb < "$tmp/time"

@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "common/units.h"
 #include "metrics/goodput.h"
+#include "metrics/run_accumulator.h"
 #include "metrics/run_summary.h"
 #include "report/terminal_summary.h"
 #include "results/request_log_read.h"
@@ -93,10 +94,6 @@ int run_summarize(const SummarizeFlags& f) {
         fmt::format("summarize: cannot read {} (is the folder a servebench run's "
                     "output, e.g. runs/<time>-<api>/?)",
                     jsonl));
-  const results::RequestLogContents loaded = results::read_request_log(jsonl);
-  if (loaded.skipped_lines > (loaded.last_line_cut ? 1 : 0))
-    throw usage_error(fmt::format("summarize: {} {}", jsonl, loaded.first_error));
-
   metrics::RunInfo info;
   info.tool_version = SERVEBENCH_VERSION;
   bool had_summary = false;
@@ -110,13 +107,7 @@ int run_summarize(const SummarizeFlags& f) {
                  old_summary);
     }
   }
-  if (!had_summary) {
-    info.interrupted = true;  // the run never wrote its summary: it did not end normally
-    int64_t last_end_ns = 0;
-    for (const auto& r : loaded.records)
-      if (r.t_end_ns != metrics::kNoTime) last_end_ns = std::max(last_end_ns, r.t_end_ns);
-    info.duration_s = static_cast<double>(last_end_ns) / 1e9;
-  }
+  if (!had_summary) info.interrupted = true;  // the run never wrote its summary
   if (info.telemetry.is_null())
     if (auto t = telemetry::telemetry_from_jsonl((fs::path(f.dir) / "telemetry.jsonl").string()))
       info.telemetry = std::move(*t);
@@ -126,13 +117,29 @@ int run_summarize(const SummarizeFlags& f) {
   if (!f.bucket_interval.empty())
     info.bucket_interval_ms = parse_duration_ms(f.bucket_interval, "--bucket-interval");
 
-  const metrics::RunSummary summary = metrics::summarize_run(loaded.records, info);
+  // One pass, holding no records (metrics/run_accumulator.h).
+  std::optional<metrics::RunAccumulator> acc(std::in_place, info);
+  int64_t last_end_ns = 0;
+  const results::RequestLogScan scan = results::scan_request_log(
+      jsonl,
+      [&](const metrics::RequestRecord& r) {
+        acc->add(r);
+        if (r.t_end_ns != metrics::kNoTime) last_end_ns = std::max(last_end_ns, r.t_end_ns);
+      },
+      [&] {
+        acc.emplace(info);
+        last_end_ns = 0;
+      });
+  if (scan.skipped_lines > (scan.last_line_cut ? 1 : 0))
+    throw usage_error(fmt::format("summarize: {} {}", jsonl, scan.first_error));
+  if (!had_summary) info.duration_s = static_cast<double>(last_end_ns) / 1e9;
+  const metrics::RunSummary summary = acc->finish(info);
   results::write_run_outputs(f.dir, summary, info);
   if (!f.quiet) fmt::print("{}\n", report::format_terminal_summary(summary));
-  if (loaded.last_line_cut)
+  if (scan.last_line_cut)
     fmt::print(stderr, "servebench: skipped the cut last line of {}\n", jsonl);
   fmt::print(stderr, "servebench: rebuilt {}/summary.json and summary.csv from {} requests{}\n",
-             f.dir, loaded.records.size(),
+             f.dir, scan.records,
              had_summary ? " (run config from the old summary.json)"
                          : " (no summary.json: default run config)");
   return 0;

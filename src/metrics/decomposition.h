@@ -8,10 +8,12 @@
 // (+ validation) make up most of it. Every distribution is over the requests where that part
 // was reported or happened (connect_ms: new connections only), so counts differ.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "metrics/column.h"
 #include "metrics/distribution.h"
 #include "metrics/request_record.h"
 
@@ -40,6 +42,22 @@ struct Decomposition {
   Distribution server_queue_ms, server_prefill_ms, server_decode_ms, server_inference_ms,
       server_total_ms, server_cached_tokens, client_network_ms;
   ServerHistograms histograms;  // set by the caller from the run's scrapes
+};
+
+// The decomposition of the measured ok requests, one record at a time (run_accumulator.h):
+// a column per phase, the records not kept. TTFT and e2e, the run's own distributions over
+// the same requests, come from the caller.
+class DecompositionAccumulator {
+ public:
+  void add(const RequestRecord& r);  // skips warm-up and failed requests
+  // Call once; histograms left for the caller.
+  Decomposition finish(Distribution ttft_ms, Distribution e2e_ms);
+
+ private:
+  Decomposition d_;
+  Column<float> pool_, connect_, tls_, write_, ttfb_, headers_, lag_;
+  Column<double> queue_, prefill_, decode_, inference_, total_, cached_, client_;
+  std::map<ServerTimingSource, int64_t> sources_;
 };
 
 Decomposition decompose(const std::vector<RequestRecord>& records);

@@ -14,8 +14,10 @@
 //                            worse; undefined without an SLO, with one class, or when no class
 //                            met it. (servebench has no per-class SLO: one SLO judges all.)
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "metrics/distribution.h"
@@ -38,6 +40,24 @@ struct PriorityClassSummary {
 struct PrioritySummary {
   std::vector<PriorityClassSummary> classes;  // most urgent first (priority, then name)
   std::optional<double> fairness;
+};
+
+// The same one measured record at a time (run_accumulator.h): per class its counters and its
+// TTFT / e2e columns, the records themselves not kept.
+class PriorityAccumulator {
+ public:
+  explicit PriorityAccumulator(Slo slo) : slo_(std::move(slo)) {}
+  void add(const RequestRecord& r);
+  // As summarize_priorities; call once.
+  std::optional<PrioritySummary> finish(double window_s);
+
+ private:
+  struct Class {
+    PriorityClassSummary summary;
+    std::vector<double> ttft, e2e;
+  };
+  Slo slo_;
+  std::map<std::pair<int64_t, std::string>, Class> classes_;
 };
 
 // Nullopt when no measured record carries a priority class. `window_s`: the run's measured

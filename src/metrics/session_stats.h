@@ -4,6 +4,7 @@
 // grew with the conversation's history. Computed from the records alone (their session_id,
 // turn, session_turns and history_tokens), so `summarize` gives the same from requests.jsonl.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -43,6 +44,29 @@ struct SessionStats {
   // in seconds (think times included).
   Distribution duration_s;
   std::vector<TurnStats> by_turn;  // index = turn
+};
+
+// The same one measured record at a time, holding none (run_accumulator.h): per session its
+// planned and ok turns and span, per turn index its counters and TTFT / input columns.
+class SessionAccumulator {
+ public:
+  void add(const RequestRecord& r);
+  // nullopt when no measured record belonged to a session. Call once.
+  std::optional<SessionStats> finish();
+
+ private:
+  struct Seen {
+    int64_t planned = 0, ok = 0;
+    int64_t first_sched_ns = INT64_MAX, last_end_ns = INT64_MIN;
+  };
+  struct Turn {
+    TurnStats stats;
+    int64_t reported_input = 0;  // input tokens of the ok turns that reported cached tokens
+    std::vector<double> ttft, input;
+  };
+  std::map<int64_t, Seen> sessions_;
+  std::vector<Turn> turns_;
+  int64_t failed_ = 0;
 };
 
 // nullopt when no measured record belongs to a session.

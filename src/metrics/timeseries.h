@@ -41,6 +41,34 @@ struct TimeBucket {
 // of the asked one that fits; t_start_s shows the spacing used.
 inline constexpr size_t kMaxTimeBuckets = 200'000;
 
+// The same one record at a time, holding none (run_accumulator.h): per bucket its counters
+// and the TTFTs that fell in it. While records arrive the buckets are of the asked interval;
+// should they pass kMaxBaseBuckets (a far-future time) they are merged into whole multiples of
+// it at once, and finish() widens as above to a multiple of the width then in use.
+class TimeseriesAccumulator {
+ public:
+  static constexpr size_t kMaxBaseBuckets = 4 * kMaxTimeBuckets;
+
+  explicit TimeseriesAccumulator(double interval_ms) : interval_ms_(interval_ms) {}
+  void add(const RequestRecord& r);
+  std::vector<TimeBucket> finish();  // call once
+
+ private:
+  struct Bucket {
+    int64_t started = 0, completed = 0, errors = 0, ok_completed = 0, tokens = 0;
+    std::vector<double> ttft;
+  };
+  size_t bucket_of(int64_t t) const;
+  Bucket& bucket_at(int64_t t);  // grows (or merges) the buckets to hold t's
+  void merge(int64_t groups_of);
+
+  double interval_ms_;
+  int64_t width_ = 1;  // the buckets' width in asked intervals
+  int64_t latest_ = kNoTime;
+  bool any_ = false;
+  std::vector<Bucket> buckets_;
+};
+
 // Buckets of `interval_ms` (> 0; otherwise an empty series) over `records`.
 std::vector<TimeBucket> build_timeseries(const std::vector<const RequestRecord*>& records,
                                          double interval_ms);

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "common/error.h"
 #include "engine/config_json.h"
 #include "engine/engine.h"
+#include "metrics/run_accumulator.h"
 #include "net/url.h"
 #include "plan/progress.h"
 #include "plan/run_economics.h"
@@ -294,6 +296,32 @@ std::vector<std::string> placeholder_urls(const RunSpec& spec) {
                                   "http://127.0.0.1:9");
 }
 
+// The run's summary with its energy and cost, from the requests.jsonl it has just written and
+// closed, in one pass that holds no records (metrics/run_accumulator.h): memory stays flat
+// however long the run. Every line is whole then, so one that does not read back is a bug,
+// said on stderr rather than hidden.
+metrics::RunSummary summarize_log(const std::string& path, const RunSpec& spec,
+                                  metrics::RunInfo& info) {
+  std::optional<metrics::RunAccumulator> acc(std::in_place, info);
+  EconomicsWindow window;
+  const results::RequestLogScan scan = results::scan_request_log(
+      path,
+      [&](const metrics::RequestRecord& r) {
+        acc->add(r);
+        window.add(r);
+      },
+      [&] {
+        acc.emplace(info);
+        window = {};
+      });
+  if (scan.skipped_lines > 0)
+    fmt::print(stderr, "servebench: warning: {} line(s) of {} did not read back ({})\n",
+               scan.skipped_lines, path, scan.first_error);
+  metrics::RunSummary summary = acc->finish(info);
+  add_economics(spec, window, summary, info);  // energy, cost (telemetry.jsonl)
+  return summary;
+}
+
 }  // namespace
 
 RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop) {
@@ -328,12 +356,10 @@ RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop) {
       telemetry_json = telemetry->finish(spec.dir);
       sims.stop();
     }
-    result.records = results::read_back_run_records(log.path());
     metrics::RunInfo info = run_info(spec, e, result);
     info.telemetry = std::move(telemetry_json);
     if (!log_error.empty()) info.config["request_log_error"] = log_error;
-    metrics::RunSummary summary = metrics::summarize_run(result.records, info);
-    add_economics(spec, result.records, summary, info);  // energy, cost (telemetry.jsonl)
+    metrics::RunSummary summary = summarize_log(log.path(), spec, info);
     const std::string outputs_error = try_write_run_outputs(spec.dir, summary, info);
     out = outcome_of(std::move(summary), result.interrupted, spec);
     if (!log_error.empty() || !outputs_error.empty())

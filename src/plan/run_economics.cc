@@ -15,27 +15,6 @@ namespace {
 
 using metrics::kNoTime;
 
-struct Window {
-  int64_t start_ns = kNoTime, end_ns = kNoTime;  // measured requests
-  int64_t first_send_ns = kNoTime;               // any request, warm-up included
-  double output_tokens = 0;                      // of measured ok requests
-};
-
-Window window_of(const std::vector<metrics::RequestRecord>& records) {
-  Window w;
-  for (const auto& r : records) {
-    if (r.t_send_ns != kNoTime)
-      w.first_send_ns =
-          w.first_send_ns == kNoTime ? r.t_send_ns : std::min(w.first_send_ns, r.t_send_ns);
-    if (r.warmup) continue;
-    if (r.ok()) w.output_tokens += static_cast<double>(r.output_tokens);
-    if (r.t_send_ns != kNoTime)
-      w.start_ns = w.start_ns == kNoTime ? r.t_send_ns : std::min(w.start_ns, r.t_send_ns);
-    if (r.t_end_ns != kNoTime) w.end_ns = std::max(w.end_ns, r.t_end_ns);
-  }
-  return w;
-}
-
 bool simulated(const RunSpec& spec) {
   return !spec.sim.preset.empty();
 }
@@ -147,11 +126,20 @@ EconomicsConfig economics_of(const RunSpec& spec) {
   return ec;
 }
 
-void add_economics(const RunSpec& spec, const std::vector<metrics::RequestRecord>& records,
-                   metrics::RunSummary& summary, metrics::RunInfo& info) {
+void EconomicsWindow::add(const metrics::RequestRecord& r) {
+  if (r.t_send_ns != kNoTime)
+    first_send_ns = first_send_ns == kNoTime ? r.t_send_ns : std::min(first_send_ns, r.t_send_ns);
+  if (r.warmup) return;
+  if (r.ok()) output_tokens += static_cast<double>(r.output_tokens);
+  if (r.t_send_ns != kNoTime)
+    start_ns = start_ns == kNoTime ? r.t_send_ns : std::min(start_ns, r.t_send_ns);
+  if (r.t_end_ns != kNoTime) end_ns = std::max(end_ns, r.t_end_ns);
+}
+
+void add_economics(const RunSpec& spec, const EconomicsWindow& w, metrics::RunSummary& summary,
+                   metrics::RunInfo& info) {
   EconomicsConfig ec = economics_of(spec);
   fill_labels(spec, ec);
-  const Window w = window_of(records);
   const double scale = time_scale_of(spec);
   const auto good =
       summary.goodput.slo.empty() ? std::nullopt : std::optional<int64_t>(summary.goodput.good);

@@ -19,7 +19,9 @@
 //           GPUs, else a simulator's tp x replicas, else the power series' GPUs, else 1),
 //           config.cost_per_hour and config.instance when given.
 // A time-scaled simulator's figures are in model time (window ÷ S).
-#include <vector>
+#include <cstdint>
+#include <optional>
+#include <string>
 
 #include "metrics/request_record.h"
 #include "metrics/run_summary.h"
@@ -33,10 +35,18 @@ EconomicsConfig economics_of(const RunSpec& spec);
 // GPUs named by a hardware label's leading "Nx" ("2x H100" -> 2); nullopt without one.
 std::optional<int> gpus_of_label(const std::string& hardware);
 
-// Sets summary.energy and summary.cost and the labels above in info.config. `records`: every
-// record of the run, warm-up included. Never throws for missing telemetry: the energy block
-// then says why it has no figure.
-void add_economics(const RunSpec& spec, const std::vector<metrics::RequestRecord>& records,
-                   metrics::RunSummary& summary, metrics::RunInfo& info);
+// What add_economics needs of the records, gathered one at a time (every record of the run,
+// warm-up included).
+struct EconomicsWindow {
+  int64_t start_ns = metrics::kNoTime, end_ns = metrics::kNoTime;  // measured requests
+  int64_t first_send_ns = metrics::kNoTime;                        // any request, warm-up included
+  double output_tokens = 0;                                        // of measured ok requests
+  void add(const metrics::RequestRecord& r);
+};
+
+// Sets summary.energy and summary.cost and the labels above in info.config. Never throws for
+// missing telemetry: the energy block then says why it has no figure.
+void add_economics(const RunSpec& spec, const EconomicsWindow& w, metrics::RunSummary& summary,
+                   metrics::RunInfo& info);
 
 }  // namespace sb::plan

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <utility>
 
@@ -25,10 +26,27 @@ constexpr size_t kBlockBytes = size_t{1} << 20;
 struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
+using File = std::unique_ptr<std::FILE, FileCloser>;
+
+File open_log(const std::string& path) {
+  File f(std::fopen(path.c_str(), "rb"));
+  if (!f) throw usage_error(fmt::format("cannot read {}", path));
+  return f;
+}
+
+// Counts a line that did not parse into `skipped` / `first_error` / `cut` (see the header).
+void note_bad_line(int64_t line_no, bool whole, const std::exception& e, int64_t& skipped,
+                   std::string& first_error, bool& cut) {
+  ++skipped;
+  if (first_error.empty())
+    first_error =
+        fmt::format("line {}{}: {}", line_no, whole ? "" : " (cut, no newline)", e.what());
+  cut = !whole;
+}
 
 // Calls on_line(line, line_no, whole) for every line of `f` (without its '\n'; `whole`: it ended
-// with one), reading 1 MiB blocks: memory stays at a block plus the longest line, whatever the
-// file's size. Returns the read error (errno) or 0.
+// with one) until it returns false, reading 1 MiB blocks: memory stays at a block plus the
+// longest line, whatever the file's size. Returns the read error (errno) or 0.
 template <typename OnLine>
 int for_each_line(std::FILE* f, OnLine&& on_line) {
   std::unique_ptr<char[]> block(new char[kBlockBytes]);
@@ -45,10 +63,10 @@ int for_each_line(std::FILE* f, OnLine&& on_line) {
         break;
       }
       if (partial.empty()) {
-        on_line(std::string_view(p, static_cast<size_t>(nl - p)), ++line_no, true);
+        if (!on_line(std::string_view(p, static_cast<size_t>(nl - p)), ++line_no, true)) return 0;
       } else {
         partial.append(p, nl);
-        on_line(std::string_view(partial), ++line_no, true);
+        if (!on_line(std::string_view(partial), ++line_no, true)) return 0;
         partial.clear();
       }
       p = nl + 1;
@@ -107,8 +125,7 @@ void sort_by_id(std::vector<metrics::RequestRecord>& records) {
 }  // namespace
 
 RequestLogContents read_request_log(const std::string& path) {
-  const std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
-  if (!f) throw usage_error(fmt::format("cannot read {}", path));
+  const File f = open_log(path);
   RequestLogContents out;
   RequestJsonlReader reader;
   size_t lines_read = 0, bytes_read = 0;
@@ -123,29 +140,94 @@ RequestLogContents read_request_log(const std::string& path) {
       advise_huge_pages(out.records.data(),
                         out.records.capacity() * sizeof(metrics::RequestRecord));
     }
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) return true;
     try {
       reader.parse_into(line, out.records.emplace_back());
     } catch (const std::exception& e) {
       out.records.pop_back();
-      ++out.skipped_lines;
-      if (out.first_error.empty())
-        out.first_error =
-            fmt::format("line {}{}: {}", line_no, whole ? "" : " (cut, no newline)", e.what());
-      out.last_line_cut = !whole;
+      note_bad_line(line_no, whole, e, out.skipped_lines, out.first_error, out.last_line_cut);
     }
+    return true;
   });
   if (error != 0) throw usage_error(fmt::format("reading {}: {}", path, std::strerror(error)));
   sort_by_id(out.records);
   return out;
 }
 
-std::vector<metrics::RequestRecord> read_back_run_records(const std::string& path) {
-  RequestLogContents c = read_request_log(path);
-  if (c.skipped_lines > 0)
-    fmt::print(stderr, "servebench: warning: {} line(s) of {} did not read back ({})\n",
-               c.skipped_lines, path, c.first_error);
-  return std::move(c.records);
+RequestLogScan scan_request_log(const std::string& path,
+                                const std::function<void(const metrics::RequestRecord&)>& on_record,
+                                const std::function<void()>& on_restart, size_t window) {
+  const File f = open_log(path);
+  RequestLogScan out;
+  RequestJsonlReader reader;
+  // The reorder buffer: records parsed into slots, a min-heap of (id, line order, slot).
+  struct Pending {
+    uint64_t id;
+    int64_t order;
+    size_t slot;
+    bool operator>(const Pending& o) const { return id != o.id ? id > o.id : order > o.order; }
+  };
+  std::vector<metrics::RequestRecord> slots;
+  std::vector<size_t> free_slots;
+  std::vector<Pending> heap;
+  const auto later = std::greater<Pending>();
+  bool delivered_any = false, out_of_order = false;
+  uint64_t last_id = 0;
+  int64_t order = 0;
+  auto deliver_first = [&] {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const Pending p = heap.back();
+    heap.pop_back();
+    on_record(slots[p.slot]);
+    ++out.records;
+    last_id = p.id;
+    delivered_any = true;
+    free_slots.push_back(p.slot);
+  };
+  const int error = for_each_line(f.get(), [&](std::string_view line, int64_t line_no, bool whole) {
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) return true;
+    size_t slot;
+    if (free_slots.empty()) {
+      slot = slots.size();
+      slots.emplace_back();
+    } else {
+      slot = free_slots.back();
+      free_slots.pop_back();
+      slots[slot] = metrics::RequestRecord{};
+    }
+    try {
+      reader.parse_into(line, slots[slot]);
+    } catch (const std::exception& e) {
+      free_slots.push_back(slot);
+      note_bad_line(line_no, whole, e, out.skipped_lines, out.first_error, out.last_line_cut);
+      return true;
+    }
+    if (delivered_any && slots[slot].id < last_id) {
+      out_of_order = true;
+      return false;
+    }
+    heap.push_back({slots[slot].id, order++, slot});
+    std::push_heap(heap.begin(), heap.end(), later);
+    if (heap.size() > window) deliver_first();
+    return true;
+  });
+  if (error != 0) throw usage_error(fmt::format("reading {}: {}", path, std::strerror(error)));
+  if (!out_of_order) {
+    while (!heap.empty()) deliver_first();
+    return out;
+  }
+  heap = {};
+  slots = {};
+  on_restart();
+  RequestLogContents whole = read_request_log(path);
+  out = {};
+  out.reread = true;
+  out.skipped_lines = whole.skipped_lines;
+  out.first_error = std::move(whole.first_error);
+  out.last_line_cut = whole.last_line_cut;
+  for (const metrics::RequestRecord& r : whole.records) on_record(r);
+  out.records = static_cast<int64_t>(whole.records.size());
+  return out;
 }
 
 }  // namespace sb::results

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
 #include "test_records.h"
 
 namespace sb::metrics {
@@ -164,6 +169,52 @@ TEST(RunSummary, Classes) {
   std::vector<RequestRecord> one_class = fixture();
   for (auto& r : one_class) r.request_class = "default";
   EXPECT_TRUE(summarize_run(one_class, info()).classes.empty());
+}
+
+void expect_same(const Distribution& a, const Distribution& b, const std::string& what) {
+  EXPECT_EQ(a.count, b.count) << what;
+  EXPECT_EQ(a.mean, b.mean) << what;
+  EXPECT_EQ(a.stddev, b.stddev) << what;
+  EXPECT_EQ(a.min, b.min) << what;
+  EXPECT_EQ(a.p50, b.p50) << what;
+  EXPECT_EQ(a.p99, b.p99) << what;
+  EXPECT_EQ(a.p999, b.p999) << what;
+  EXPECT_EQ(a.max, b.max) << what;
+}
+
+// The per-class columns are one column with class tags, written only once a second class
+// appears (here after more than a chunk of one class): each class's metrics equal those of
+// a run made of that class's requests alone, and with one named class they are the run's.
+TEST(RunSummary, ClassMetricsEqualARunOfThatClassAlone) {
+  std::vector<RequestRecord> all;
+  std::map<std::string, std::vector<RequestRecord>> alone;
+  for (uint64_t i = 0; i < 70'000; ++i) {
+    const double t = static_cast<double>(i) * 0.1;
+    const double ttft = 5 + static_cast<double>(i * 7919 % 1000) / 10;
+    RequestRecord r = make_record(i, {t, t, t + ttft, t + ttft + 40, t + ttft + 41}, 5);
+    r.request_class = i < 66'000 ? "a" : std::array{"a", "b", "c"}[i % 3];
+    r.input_tokens = static_cast<int64_t>(i % 17);
+    r.itl_ms = {10, static_cast<float>(i % 13)};
+    if (i % 101 == 0) r.error_class = ErrorClass::timeout_total;
+    all.push_back(r);
+    alone[r.request_class].push_back(r);
+  }
+  const RunSummary s = summarize_run(all, info());
+  ASSERT_EQ(s.classes.size(), 3u);
+  for (const auto& [name, records] : alone) {
+    const MetricSet& got = s.classes.at(name).metrics;
+    const RunSummary want = summarize_run(records, info());
+    ASSERT_EQ(want.classes.size(), 1u);
+    expect_same(got.ttft_ms, want.metrics.ttft_ms, name + " ttft");
+    expect_same(got.tpot_ms, want.metrics.tpot_ms, name + " tpot");
+    expect_same(got.itl_ms, want.metrics.itl_ms, name + " itl");
+    expect_same(got.e2e_ms, want.metrics.e2e_ms, name + " e2e");
+    expect_same(got.dispatch_delay_ms, want.metrics.dispatch_delay_ms, name + " delay");
+    expect_same(got.input_tokens, want.metrics.input_tokens, name + " input");
+    expect_same(want.classes.at(name).metrics.ttft_ms, want.metrics.ttft_ms, name + " alone");
+    EXPECT_EQ(s.classes.at(name).errors, want.errors) << name;
+  }
+  EXPECT_EQ(s.metrics.itl_ms.count, 2 * s.requests.ok);
 }
 
 TEST(RunSummary, Timeseries) {

@@ -78,6 +78,27 @@ TEST(Timeseries, AFarFutureTimeWidensTheIntervalInsteadOfExhaustingMemory) {
   EXPECT_DOUBLE_EQ(ts[0].output_tokens_per_s, 7 / spacing_s);
 }
 
+// The far-future record first: the accumulator merges its buckets while records still come
+// (kMaxBaseBuckets), and the series equals the one built with that record last.
+TEST(Timeseries, AFarFutureTimeFirstGivesTheSameSeries) {
+  const auto a = make_record(1, {0, 0, 100, 200, 200}, 7);
+  const auto b = make_record(2, {0, 0, 100, 200, 9'000'000'000}, 5);
+  const auto c = make_record(3, {1500, 1500, 1600, 1700, 1700}, 3);
+  const auto late_last = build_timeseries({&a, &c, &b}, 1000);
+  const auto late_first = build_timeseries({&b, &a, &c}, 1000);
+  ASSERT_EQ(late_first.size(), late_last.size());
+  for (size_t i = 0; i < late_first.size(); ++i) {
+    ASSERT_EQ(late_first[i].t_start_s, late_last[i].t_start_s) << i;
+    ASSERT_EQ(late_first[i].started, late_last[i].started) << i;
+    ASSERT_EQ(late_first[i].completed, late_last[i].completed) << i;
+    ASSERT_EQ(late_first[i].in_flight, late_last[i].in_flight) << i;
+    ASSERT_EQ(late_first[i].output_tokens_per_s, late_last[i].output_tokens_per_s) << i;
+    ASSERT_EQ(late_first[i].ttft_p99_ms, late_last[i].ttft_p99_ms) << i;
+  }
+  EXPECT_EQ(late_first[0].started, 3);
+  EXPECT_EQ(late_first[0].completed, 2);
+}
+
 TEST(Timeseries, EmptyOrNoInterval) {
   EXPECT_TRUE(build_timeseries({}, 1000).empty());
   const auto r = make_record(1, {0, 0, 100, 200, 200}, 7);

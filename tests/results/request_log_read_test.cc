@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/error.h"
 #include "results/request_jsonl.h"
@@ -95,6 +97,85 @@ TEST(RequestLogRead, ScrambledAndRepeatedIdsSortStably) {
 
 TEST(RequestLogRead, MissingFileIsAnError) {
   EXPECT_THROW(read_request_log(temp_file("sb_no_such").string()), Error);
+  EXPECT_THROW(scan_request_log(
+                   temp_file("sb_no_such").string(), [](const auto&) {}, [] {}),
+               Error);
+}
+
+// A log written in completion order: each id within `spread` places of its own, some ids
+// repeated; one bad line and a cut end.
+std::string completion_order_log(uint64_t records, uint64_t spread) {
+  std::string text;
+  for (uint64_t k = 0; k < records; ++k) {
+    metrics::RequestRecord r;
+    // Blocks of `spread` written backwards: id k lands up to spread - 1 places from k.
+    r.id = (k / spread) * spread + (spread - 1 - k % spread);
+    if (k % 50 == 7) r.id = k / spread * spread;  // a repeated id (ties: file order)
+    r.input_tokens = static_cast<int64_t>(k);     // its line
+    r.request_class = k % 3 == 0 ? "chat" : "long";
+    append_request_jsonl(text, r);
+    if (k == 100) text += "{\"id\":\"bad\"}\n";
+  }
+  text += "{\"id\":1,\"cla";
+  return text;
+}
+
+// What the scan delivered: (id, line) in order, and how often it restarted.
+struct Scanned {
+  std::vector<std::pair<uint64_t, int64_t>> seen;
+  int restarts = 0;
+  RequestLogScan scan;
+};
+
+Scanned scan_file(const fs::path& path, size_t window) {
+  Scanned s;
+  s.scan = scan_request_log(
+      path.string(),
+      [&](const metrics::RequestRecord& r) { s.seen.emplace_back(r.id, r.input_tokens); },
+      [&] {
+        ++s.restarts;
+        s.seen.clear();
+      },
+      window);
+  return s;
+}
+
+// The scan delivers exactly read_request_log's records, in its order, holding `window`.
+TEST(RequestLogScan, DeliversTheSortedOrderWithinTheWindowInOnePass) {
+  const fs::path path = temp_file("sb_log_scan.jsonl");
+  std::ofstream(path, std::ios::binary) << completion_order_log(3000, 16);
+  const RequestLogContents whole = read_request_log(path.string());
+  const Scanned s = scan_file(path, 16);
+  fs::remove(path);
+  EXPECT_EQ(s.restarts, 0);
+  EXPECT_FALSE(s.scan.reread);
+  ASSERT_EQ(s.seen.size(), whole.records.size());
+  for (size_t i = 0; i < s.seen.size(); ++i) {
+    ASSERT_EQ(s.seen[i].first, whole.records[i].id) << i;
+    ASSERT_EQ(s.seen[i].second, whole.records[i].input_tokens) << i;
+  }
+  EXPECT_EQ(s.scan.records, static_cast<int64_t>(whole.records.size()));
+  EXPECT_EQ(s.scan.skipped_lines, whole.skipped_lines);
+  EXPECT_EQ(s.scan.skipped_lines, 2);
+  EXPECT_EQ(s.scan.first_error, whole.first_error);
+  EXPECT_TRUE(s.scan.last_line_cut);
+}
+
+// A record further from its place than the window: the caller is told to drop what it
+// gathered, and gets every record again, sorted, from a whole read.
+TEST(RequestLogScan, TooFarOutOfOrderRestartsFromAWholeRead) {
+  const fs::path path = temp_file("sb_log_scan_far.jsonl");
+  std::ofstream(path, std::ios::binary) << completion_order_log(3000, 64);
+  const RequestLogContents whole = read_request_log(path.string());
+  const Scanned s = scan_file(path, 8);
+  fs::remove(path);
+  EXPECT_EQ(s.restarts, 1);
+  EXPECT_TRUE(s.scan.reread);
+  ASSERT_EQ(s.seen.size(), whole.records.size());
+  for (size_t i = 0; i < s.seen.size(); ++i) ASSERT_EQ(s.seen[i].first, whole.records[i].id);
+  EXPECT_EQ(s.scan.records, static_cast<int64_t>(whole.records.size()));
+  EXPECT_EQ(s.scan.skipped_lines, 2);
+  EXPECT_TRUE(s.scan.last_line_cut);
 }
 
 }  // namespace
