@@ -2,6 +2,7 @@
 // processes, output files, exit codes and messages for bad input.
 #include <gtest/gtest.h>
 
+#include "../support/temp_dir.h"
 #include "run_binary.h"
 
 #include <array>
@@ -27,10 +28,7 @@ CmdResult run(const std::string& args) {
 }
 
 fs::path temp_dir(const std::string& name) {
-  fs::path d =
-      fs::temp_directory_path() / ("servebench-cli-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(d);
-  return d;
+  return ::sb::testing::fresh_temp_dir("cli-" + name, /*create=*/false);
 }
 
 std::vector<std::string> lines(const fs::path& p) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/temp_dir.h"
 #include "run_binary.h"
 #include "sim_fixture.h"
 
@@ -97,10 +98,7 @@ TEST(EventsApiSim, AnthropicWithoutTheVersionHeaderIsRefused) {
 }
 
 fs::path temp_dir(const std::string& name) {
-  fs::path d =
-      fs::temp_directory_path() / ("servebench-apis-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(d);
-  return d;
+  return ::sb::testing::fresh_temp_dir("apis-" + name, /*create=*/false);
 }
 
 std::vector<nlohmann::json> request_lines(const fs::path& dir) {

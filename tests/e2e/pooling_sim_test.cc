@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../support/temp_dir.h"
 #include "common/image_bytes.h"
 #include "metrics/run_summary.h"
 #include "run_binary.h"
@@ -29,11 +30,7 @@ using protocol::Api;
 const std::string kPng("\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01", 20);
 
 fs::path temp_dir(const std::string& name) {
-  fs::path d =
-      fs::temp_directory_path() / ("servebench-pool-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
+  return ::sb::testing::fresh_temp_dir("pool-" + name);
 }
 
 std::string write(const fs::path& p, const std::string& content) {

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/temp_dir.h"
 #include "../support/timing_slack.h"
 #include "run_binary.h"
 
@@ -28,10 +29,7 @@ using nlohmann::json;
 constexpr int kRequests = 240;
 
 fs::path temp_dir(const std::string& name) {
-  const fs::path d =
-      fs::temp_directory_path() / fmt::format("servebench-priority-{}-{}", name, getpid());
-  fs::remove_all(d);
-  return d;
+  return ::sb::testing::fresh_temp_dir("priority-" + name, /*create=*/false);
 }
 
 // The predictor's load: tgi (Llama-2-7B on an A10G, TGI 1.x: batches of 32, 96 more

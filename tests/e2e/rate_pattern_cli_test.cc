@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/temp_dir.h"
 #include "load/arrival_schedule.h"
 #include "run_binary.h"
 
@@ -22,9 +23,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 fs::path temp_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / fmt::format("servebench-pattern-{}-{}", name, getpid());
-  fs::remove_all(d);
-  return d;
+  return ::sb::testing::fresh_temp_dir("pattern-" + name, /*create=*/false);
 }
 
 TEST(RatePatternCli, SendsOnThePatternsScheduleAndRecordsIt) {

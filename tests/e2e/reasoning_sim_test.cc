@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/temp_dir.h"
 #include "run_binary.h"
 #include "sim_fixture.h"
 
@@ -88,10 +89,7 @@ TEST(ReasoningSim, AnthropicStreamsThinking) {
 }
 
 fs::path temp_dir(const std::string& name) {
-  fs::path d =
-      fs::temp_directory_path() / ("servebench-reasoning-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(d);
-  return d;
+  return ::sb::testing::fresh_temp_dir("reasoning-" + name, /*create=*/false);
 }
 
 nlohmann::json summary_of(const fs::path& dir) {

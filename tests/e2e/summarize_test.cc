@@ -4,6 +4,7 @@
 // the run's own.
 #include <gtest/gtest.h>
 
+#include "../support/temp_dir.h"
 #include "../support/text_file.h"
 #include "run_binary.h"
 
@@ -35,11 +36,7 @@ CmdResult run(const std::string& args) {
 }
 
 fs::path temp_dir(const std::string& name) {
-  fs::path d =
-      fs::temp_directory_path() / ("servebench-summarize-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
+  return ::sb::testing::fresh_temp_dir("summarize-" + name);
 }
 
 using sb::testing::slurp;

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/temp_dir.h"
 #include "run_binary.h"
 
 namespace sb::testing {
@@ -23,10 +24,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 fs::path temp_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / fmt::format("servebench-trace-{}-{}", name, getpid());
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
+  return ::sb::testing::fresh_temp_dir("trace-" + name);
 }
 
 struct Entry {

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../support/temp_dir.h"
 #include "../tokenizer/test_models.h"
 #include "run_binary.h"
 
@@ -22,11 +23,7 @@ using nlohmann::json;
 using sb::testing::CmdResult;
 
 fs::path temp_dir(const std::string& name) {
-  fs::path d =
-      fs::temp_directory_path() / ("servebench-wl-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
+  return ::sb::testing::fresh_temp_dir("wl-" + name);
 }
 
 std::string write(const fs::path& p, const std::string& content) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../e2e/run_binary.h"
+#include "../support/temp_dir.h"
 #include "../support/text_file.h"
 
 namespace sb {
@@ -19,11 +20,7 @@ namespace {
 using nlohmann::json;
 
 std::filesystem::path temp_dir(const std::string& name) {
-  auto d = std::filesystem::temp_directory_path() /
-           fmt::format("sb-economics-{}-{}", name, static_cast<long>(getpid()));
-  std::filesystem::remove_all(d);
-  std::filesystem::create_directories(d);
-  return d;
+  return ::sb::testing::fresh_temp_dir("economics-" + name);
 }
 
 constexpr const char* kPlan = R"(name: cheapest

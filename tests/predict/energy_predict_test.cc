@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../e2e/run_binary.h"
+#include "../support/temp_dir.h"
 #include "../support/text_file.h"
 
 namespace sb {
@@ -16,10 +17,7 @@ namespace {
 using nlohmann::json;
 
 std::filesystem::path temp_dir(const std::string& name) {
-  auto d = std::filesystem::temp_directory_path() /
-           fmt::format("sb-energy-predict-{}-{}", name, static_cast<long>(getpid()));
-  std::filesystem::remove_all(d);
-  return d;
+  return ::sb::testing::fresh_temp_dir("energy-predict-" + name, /*create=*/false);
 }
 
 TEST(EnergyPredict, JoulesPerTokenAtBatchOneExceedTheKnees) {

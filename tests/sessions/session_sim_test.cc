@@ -18,6 +18,7 @@
 
 #include "../e2e/run_binary.h"
 #include "../e2e/sim_fixture.h"
+#include "../support/temp_dir.h"
 #include "recording_proxy.h"
 
 namespace sb::testing {
@@ -27,9 +28,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 fs::path temp_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / fmt::format("servebench-session-{}-{}", name, getpid());
-  fs::remove_all(d);
-  return d;
+  return ::sb::testing::fresh_temp_dir("session-" + name, /*create=*/false);
 }
 
 std::vector<json> read_requests(const fs::path& dir) {

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../e2e/run_binary.h"
+#include "../support/temp_dir.h"
 #include "../support/text_file.h"
 #include "metrics/energy.h"
 #include "sim/config.h"
@@ -35,11 +36,7 @@ struct ScopedEnv {
 };
 
 std::filesystem::path temp_dir(const std::string& name) {
-  auto d = std::filesystem::temp_directory_path() /
-           fmt::format("sb-energy-{}-{}", name, static_cast<long>(getpid()));
-  std::filesystem::remove_all(d);
-  std::filesystem::create_directories(d);
-  return d;
+  return ::sb::testing::fresh_temp_dir("energy-" + name);
 }
 
 TEST(EnergyNvml, ScriptedRampEqualsTheAnalyticIntegral) {
