@@ -3,7 +3,15 @@
 // posts its admission verdicts and events into it (on the connection's executor); the
 // coroutine takes them out in order. One mailbox may listen to several engine requests (a
 // pooling request's items, sim/pooling_handler.cc).
+//
+// The fast path: while the coroutine is parked in next() with nothing queued, an item the
+// connection's fast path takes (a streamed token it can write at once) is handled right there,
+// on the connection's executor, and the coroutine sleeps on: no wake and no resume per token.
+// An item it takes only in part (its bytes not all sent) is queued marked `tail` for the
+// coroutine to finish; one it declines is queued as usual. Order is kept: nothing passes a
+// queued item.
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -20,7 +28,11 @@ struct MailItem {
   bool admission = false;
   Admission verdict = Admission::accepted;
   SchedEvent event;
+  bool tail = false;  // the fast path took it in part: the coroutine finishes it
 };
+
+// What a fast path did with an item.
+enum class FastTake { declined, whole, in_part };
 
 class EngineMailbox;
 
@@ -53,8 +65,24 @@ class EngineMailbox final : public EngineListener,
   void on_admission(Admission a) override { deliver(MailItem{true, a, {}}); }
   void on_event(const SchedEvent& e) override { deliver(MailItem{false, Admission::accepted, e}); }
 
-  // On the mailbox's executor: the item is in; a waiting next() wakes.
+  // On the mailbox's executor: installs (an empty function: removes) the fast path, which
+  // must not outlive what it refers to.
+  void set_fast_path(std::function<FastTake(const MailItem&)> f) { fast_ = std::move(f); }
+
+  // On the mailbox's executor: the item is in (or taken by the fast path); a waiting next()
+  // wakes when it has something to do.
   void receive(const MailItem& it) {
+    if (parked_ && items_.empty() && fast_) {
+      const FastTake took = fast_(it);
+      if (took == FastTake::whole) return;
+      if (took == FastTake::in_part) {
+        MailItem tail = it;
+        tail.tail = true;
+        items_.push_back(tail);
+        signal_.cancel();
+        return;
+      }
+    }
     items_.push_back(it);
     signal_.cancel();
   }
@@ -63,7 +91,9 @@ class EngineMailbox final : public EngineListener,
     while (items_.empty()) {
       signal_.expires_at(TimePoint::max());
       boost::system::error_code ec;
+      parked_ = true;
       co_await signal_.async_wait(asio::redirect_error(use_awaitable, ec));
+      parked_ = false;
     }
     MailItem it = items_.front();
     items_.pop_front();
@@ -85,6 +115,8 @@ class EngineMailbox final : public EngineListener,
   std::deque<MailItem> items_;
   asio::io_context& context_;  // the executor's: the simulator serves on io_contexts only
   MailOutbox& outbox_;
+  std::function<FastTake(const MailItem&)> fast_;
+  bool parked_ = false;  // the coroutine waits in next()
 };
 
 inline void MailOutbox::add(const asio::any_io_executor& ex, std::shared_ptr<EngineMailbox> to,

@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include <sys/socket.h>
+
 #include <fmt/format.h>
 
 #include "common/clock.h"
@@ -164,6 +166,8 @@ struct Generation {
   int64_t sent = 0;        // tokens handed to the socket (or produced, non-streaming)
   bool stalled = false;    // the stall fault has struck
   std::string event, out;  // one token's SSE event and its chunk, kept across tokens
+  std::string tail;        // the fast path: the bytes of a token the socket did not take
+  int64_t tail_t = -1;     // ... and the instant its first bytes went (-1: none went)
 };
 
 // Gives up on the request: cancels it in the engine and closes the connection, with an
@@ -218,6 +222,49 @@ const std::string& token_chunk(Generation& gen, const SchedEvent& e) {
   if (e.last) gen.out += "0\r\n\r\n";
   return gen.out;
 }
+
+// A streamed token's record once all its bytes are with the socket, its first handed over at
+// `t` (the ground truth: the instant the bytes went, not a later acknowledgement).
+void note_sent(Generation& gen, int64_t t) {
+  if (gen.sent == 0) gen.x.tr.first_token_ns = t;
+  gen.x.tr.token_ns.push_back(t);
+  ++gen.sent;
+}
+
+// The token's model instant and batch, noted before its bytes go.
+void note_due(Generation& gen, const SchedEvent& e) {
+  gen.x.tr.token_due_ns.push_back(trace_ns(e.time));
+  gen.x.tr.batch_sizes.push_back(e.batch_size);
+}
+
+// The fast path (engine_mailbox.h) of a stream without faults: a token that is neither the
+// first nor the last is formatted and sent with one non-blocking send from the mailbox, the
+// coroutine left asleep; what the socket did not take goes to gen.tail for the coroutine.
+FastTake send_token_now(Generation& gen, const MailItem& it) {
+  const SchedEvent& e = it.event;
+  if (it.admission || e.kind != SchedEvent::Kind::token || e.last || e.index <= 1)
+    return FastTake::declined;
+  note_due(gen, e);
+  const std::string& bytes = token_chunk(gen, e);
+  const int64_t t = trace_now_ns();
+  // Never blocks the thread (Asio's synchronous write_some would wait for room).
+  const ssize_t done =
+      ::send(gen.x.sock.native_handle(), bytes.data(), bytes.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  if (done == static_cast<ssize_t>(bytes.size())) {
+    note_sent(gen, t);
+    return FastTake::whole;
+  }
+  // An error is met again by the coroutine's write. No byte gone: its write stamps the token.
+  gen.tail.assign(bytes, done > 0 ? static_cast<size_t>(done) : 0);
+  gen.tail_t = done > 0 ? t : -1;
+  return FastTake::in_part;
+}
+
+// Removes the fast path when the response ends, however it ends: it refers to the Generation.
+struct FastPathGuard {
+  Stream& stream;
+  ~FastPathGuard() { stream.set_fast_path({}); }
+};
 
 // The malformed fault on a stream: an event cut off mid-JSON. False (request finished)
 // when the client is gone.
@@ -274,11 +321,23 @@ awaitable<bool> respond(Generation& gen) {
     const std::string headers(gen.tgi ? kTgiSseHeaders : kOpenAiSseHeaders);
     if (!co_await write_all(x.sock, headers)) co_return drop(gen, false, "client_gone");
   }
+  // Tokens between the first and the last need no decision of the loop below when no fault
+  // can strike mid-stream: the mailbox's fast path sends them.
+  const FastPathGuard guard{gen.stream};
+  if (gen.g.stream && !f.reset_after && !f.disconnect_after && !f.malformed_after &&
+      f.stall_ms == 0)
+    gen.stream.set_fast_path([&gen](const MailItem& it) { return send_token_now(gen, it); });
   for (;;) {
     if (const Cut cut = cut_after(f, gen.sent); cut != Cut::none)
       co_return drop(gen, cut == Cut::reset,
                      cut == Cut::reset ? "fault:reset" : "fault:disconnect");
     Item it = co_await gen.stream.next();
+    if (it.tail) {  // a token the fast path sent in part (never the last)
+      const int64_t t = gen.tail_t >= 0 ? gen.tail_t : trace_now_ns();
+      if (!co_await write_all(x.sock, gen.tail)) co_return drop(gen, false, "client_gone");
+      note_sent(gen, t);
+      continue;
+    }
     const SchedEvent& e = it.event;
     if (e.kind == SchedEvent::Kind::admitted) {
       x.tr.admission_ns = trace_ns(e.time);
@@ -291,8 +350,7 @@ awaitable<bool> respond(Generation& gen) {
       gen.stalled = true;
       co_await sleep_ms(f.stall_ms);
     }
-    x.tr.token_due_ns.push_back(trace_ns(e.time));
-    x.tr.batch_sizes.push_back(e.batch_size);
+    note_due(gen, e);
     // Ground truth: the instant the token's bytes are handed to the socket. Asio
     // sends at once when the socket can take them; the completion is only the
     // event loop's acknowledgement, which may come after the client has read them.
@@ -305,9 +363,7 @@ awaitable<bool> respond(Generation& gen) {
         co_return false;
       }
     }
-    if (gen.sent == 0) x.tr.first_token_ns = t;
-    x.tr.token_ns.push_back(t);
-    ++gen.sent;
+    note_sent(gen, t);
     if (e.last) break;
     if (gen.g.stream && f.malformed_after && *f.malformed_after == gen.sent)
       if (!co_await send_malformed(gen)) co_return false;

@@ -27,8 +27,12 @@ struct Response {
 
 class Conn {
  public:
-  explicit Conn(uint16_t port, int timeout_ms = 5000) : timeout_ms_(timeout_ms) {
+  // rcvbuf_bytes > 0: the receive buffer's size (set before connecting, so the window is small).
+  explicit Conn(uint16_t port, int timeout_ms = 5000, int rcvbuf_bytes = 0)
+      : timeout_ms_(timeout_ms) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (rcvbuf_bytes > 0)
+      ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf_bytes, sizeof rcvbuf_bytes);
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_port = htons(port);
