@@ -12,39 +12,6 @@ using simdjson::ondemand::json_type;
 using simdjson::ondemand::object;
 using simdjson::ondemand::value;
 
-void decode_usage(object usage, Decoded& d) {
-  for (auto field : usage) {
-    const simdjson::ondemand::raw_json_string key = field.key();
-    if (key == "completion_tokens") {
-      d.completion_tokens = opt_int(field.value());
-    } else if (key == "prompt_tokens") {
-      d.prompt_tokens = opt_int(field.value());
-    } else if (key == "completion_tokens_details") {
-      // {"reasoning_tokens": N, ...} (OpenAI; vLLM and others may send null or omit it).
-      value details = field.value();
-      if (details.type() != json_type::object) continue;
-      for (auto f : details.get_object()) {
-        const simdjson::ondemand::raw_json_string k = f.key();
-        if (k == "reasoning_tokens") d.reasoning_tokens = opt_int(f.value());
-      }
-    } else if (key == "prompt_tokens_details") {
-      // {"cached_tokens": N}: prompt tokens the server's prefix cache served (vLLM, OpenAI).
-      value details = field.value();
-      if (details.type() != json_type::object) continue;
-      for (auto f : details.get_object()) {
-        const simdjson::ondemand::raw_json_string k = f.key();
-        if (k != "cached_tokens") continue;
-        if (auto n = opt_int(f.value()); n && *n >= 0) {
-          ServerTimes t;
-          t.cached_tokens = *n;
-          t.source = ServerTimingSource::openai_usage;
-          d.server_timings = t;
-        }
-      }
-    }
-  }
-}
-
 // {content, reasoning_content, reasoning} of a chat delta or message. Servers
 // that send both reasoning fields send the same text twice: the longer counts.
 void decode_chat_text(object msg, Decoded& d) {
@@ -114,6 +81,38 @@ void read_error_field(simdjson::ondemand::raw_json_string key, value v, ErrorFie
 
 }  // namespace
 
+void decode_openai_usage(object usage, Decoded& d, const UsageKeys& keys) {
+  for (auto field : usage) {
+    const simdjson::ondemand::raw_json_string key = field.key();
+    if (key == keys.output) {
+      d.completion_tokens = opt_int(field.value());
+    } else if (key == keys.input) {
+      d.prompt_tokens = opt_int(field.value());
+    } else if (key == keys.output_details) {
+      value details = field.value();
+      if (details.type() != json_type::object) continue;
+      for (auto f : details.get_object()) {
+        const simdjson::ondemand::raw_json_string k = f.key();
+        if (k == "reasoning_tokens") d.reasoning_tokens = opt_int(f.value());
+      }
+    } else if (key == keys.input_details) {
+      // cached_tokens: prompt tokens the server's prefix cache served (vLLM, OpenAI).
+      value details = field.value();
+      if (details.type() != json_type::object) continue;
+      for (auto f : details.get_object()) {
+        const simdjson::ondemand::raw_json_string k = f.key();
+        if (k != "cached_tokens") continue;
+        if (auto n = opt_int(f.value()); n && *n >= 0) {
+          ServerTimes t;
+          t.cached_tokens = *n;
+          t.source = ServerTimingSource::openai_usage;
+          d.server_timings = t;
+        }
+      }
+    }
+  }
+}
+
 Decoded decode_openai(JsonDecoder& decoder, std::string_view json, ChoiceText where,
                       bool whole_body) {
   Decoded d;
@@ -141,7 +140,7 @@ Decoded decode_openai(JsonDecoder& decoder, std::string_view json, ChoiceText wh
           break;  // choices[0] only
         }
       } else if (key == "usage") {
-        if (v.type() == json_type::object) decode_usage(v.get_object(), d);
+        if (v.type() == json_type::object) decode_openai_usage(v.get_object(), d, kChatUsageKeys);
       } else if (key == "error") {
         error.present = true;
         const json_type t = v.type();

@@ -1,5 +1,5 @@
 #pragma once
-// Decoding shared by the OpenAI completions and chat adapters (internal).
+// Decoding shared by the OpenAI completions, chat and Responses adapters (internal).
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +26,20 @@ enum class ChoiceText {
 // `whole_body` marks a non-streamed response, which is final by itself.
 Decoded decode_openai(JsonDecoder& decoder, std::string_view json, ChoiceText where,
                       bool whole_body);
+
+// The key names of a usage object: chat and completions' or the Responses API's.
+struct UsageKeys {
+  std::string_view output, input, output_details, input_details;
+};
+inline constexpr UsageKeys kChatUsageKeys{"completion_tokens", "prompt_tokens",
+                                          "completion_tokens_details", "prompt_tokens_details"};
+inline constexpr UsageKeys kResponsesUsageKeys{"output_tokens", "input_tokens",
+                                               "output_tokens_details", "input_tokens_details"};
+
+// A usage object into `d`: output -> completion_tokens, input -> prompt_tokens,
+// output_details.reasoning_tokens -> reasoning_tokens, input_details.cached_tokens (>= 0) ->
+// server_timings' cached_tokens. Details that are null or absent (vLLM, others) are skipped.
+void decode_openai_usage(simdjson::ondemand::object usage, Decoded& d, const UsageKeys& keys);
 
 // The body of a plain prompt (Prompt::text, no messages_json) for completions (`chat` false:
 // "prompt") or chat completions (one user message), written without a JSON tree: the same

@@ -28,6 +28,7 @@
 // "failed" or a non-null error is an error.
 #include "common/error_clip.h"
 #include "protocol/json_decoder.h"
+#include "protocol/openai_common.h"
 
 namespace sb::protocol {
 namespace {
@@ -68,37 +69,6 @@ struct ErrorInfo {
     d.error_message = clip_error(message.empty() ? fallback : message);
   }
 };
-
-void decode_usage(object usage, Decoded& d) {
-  for (auto field : usage) {
-    const simdjson::ondemand::raw_json_string key = field.key();
-    if (key == "output_tokens") {
-      d.completion_tokens = opt_int(field.value());
-    } else if (key == "input_tokens") {
-      d.prompt_tokens = opt_int(field.value());
-    } else if (key == "output_tokens_details") {
-      value details = field.value();
-      if (details.type() != json_type::object) continue;
-      for (auto f : details.get_object()) {
-        const simdjson::ondemand::raw_json_string k = f.key();
-        if (k == "reasoning_tokens") d.reasoning_tokens = opt_int(f.value());
-      }
-    } else if (key == "input_tokens_details") {
-      value details = field.value();
-      if (details.type() != json_type::object) continue;
-      for (auto f : details.get_object()) {
-        const simdjson::ondemand::raw_json_string k = f.key();
-        if (k != "cached_tokens") continue;
-        if (auto n = opt_int(f.value()); n && *n >= 0) {
-          ServerTimes t;
-          t.cached_tokens = *n;
-          t.source = ServerTimingSource::openai_usage;
-          d.server_timings = t;
-        }
-      }
-    }
-  }
-}
 
 // Text of the parts of an output item's content[] (or a reasoning item's summary[]):
 // "output_text" {text} and "refusal" {refusal} to `text`, "reasoning_text" and
@@ -153,7 +123,8 @@ void decode_response(object response, Decoded& d, ResponseInfo& info, std::strin
     } else if (key == "error") {
       info.error.read_object(v);
     } else if (key == "usage") {
-      if (v.type() == json_type::object) decode_usage(v.get_object(), d);
+      if (v.type() == json_type::object)
+        decode_openai_usage(v.get_object(), d, kResponsesUsageKeys);
     } else if (key == "output" && text) {
       if (v.type() == json_type::array) decode_output(v.get_array(), d, *text);
     }
