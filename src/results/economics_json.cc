@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "results/json_fields.h"
+
 namespace sb::results {
 namespace {
 
@@ -20,28 +22,10 @@ json figures_json(const metrics::EnergyFigures& f) {
           {"goodput_per_w", opt(f.goodput_per_w)}};
 }
 
-const json* member(const json& j, const char* key) {
-  if (!j.is_object()) return nullptr;
-  const auto it = j.find(key);
-  return it == j.end() ? nullptr : &*it;
-}
-
-std::optional<double> num(const json& j, const char* key) {
-  const json* v = member(j, key);
-  if (!v || !v->is_number()) return std::nullopt;
-  const double d = v->get<double>();
-  return std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
-}
-
-std::optional<int64_t> count(const json& j, const char* key) {
-  const auto d = num(j, key);
-  return d ? std::optional<int64_t>(static_cast<int64_t>(*d)) : std::nullopt;
-}
-
-std::optional<std::string> text(const json& j, const char* key) {
-  const json* v = member(j, key);
-  return v && v->is_string() ? std::optional<std::string>(v->get<std::string>()) : std::nullopt;
-}
+using json_fields::count;
+using json_fields::member;
+using json_fields::num;
+using json_fields::text;
 
 EnergyFiguresView figures_of(const json& j) {
   return {num(j, "energy_j"),           num(j, "mean_power_w"),

@@ -2,45 +2,19 @@
 
 #include <cmath>
 
+#include "results/json_fields.h"
+
 namespace sb::results {
 
 namespace {
 
 using nlohmann::json;
 
-// j[key] when j is an object holding key, else nullptr.
-const json* member(const json& j, const char* key) {
-  if (!j.is_object()) return nullptr;
-  const auto it = j.find(key);
-  return it == j.end() ? nullptr : &*it;
-}
-
-std::optional<double> num(const json& j, const char* key) {
-  const json* v = member(j, key);
-  if (!v || !v->is_number()) return std::nullopt;
-  const double d = v->get<double>();
-  return std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
-}
-
-std::optional<int64_t> count(const json& j, const char* key) {
-  const json* v = member(j, key);
-  if (!v || !v->is_number()) return std::nullopt;
-  if (v->is_number_integer()) return v->get<int64_t>();
-  const double d = v->get<double>();
-  return std::isfinite(d) ? std::optional<int64_t>(static_cast<int64_t>(d)) : std::nullopt;
-}
-
-std::optional<std::string> text(const json& j, const char* key) {
-  const json* v = member(j, key);
-  if (!v || !v->is_string()) return std::nullopt;
-  return v->get<std::string>();
-}
-
-std::optional<bool> flag(const json& j, const char* key) {
-  const json* v = member(j, key);
-  if (!v || !v->is_boolean()) return std::nullopt;
-  return v->get<bool>();
-}
+using json_fields::count;
+using json_fields::flag;
+using json_fields::member;
+using json_fields::num;
+using json_fields::text;
 
 const json& object_at(const json& j, const char* key) {
   static const json kEmpty = json::object();
