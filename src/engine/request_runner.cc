@@ -70,6 +70,44 @@ void set_error(metrics::RequestRecord& r, ErrorClass c, std::string message) {
   r.error = clip_error(message);
 }
 
+// One response's body as it arrives: each piece recorded, and the deadline of the next read
+// (the first token's, then the idle one from each piece on) kept up to date.
+struct BodyReader {
+  const RequestTemplate& tmpl;
+  metrics::RequestRecord& record;
+  ResponseRecorder& rec;
+  net::Connection& conn;
+  bool ok_status;
+  TimePoint total_deadline, first_deadline;
+  bool first_seen = false;  // when phase_deadline was set
+  TimePoint phase_deadline;
+
+  void next_deadline() {
+    first_seen = record.t_first_ns != metrics::kNoTime;
+    phase_deadline =
+        first_seen ? std::min(total_deadline, Clock::now() + tmpl.timeouts.idle) : first_deadline;
+  }
+  // False: the response should not be read further.
+  bool piece(std::string_view chunk, TimePoint arrived) {
+    const int64_t now_ns = ns_since(tmpl.run_start, arrived);
+    return ok_status ? rec.on_body(chunk, now_ns) : rec.on_error_body(chunk);
+  }
+  // The connection's body sink: the piece recorded and, to go on, the read's deadline moved.
+  static bool take(void* self, std::string_view chunk, TimePoint arrived) {
+    auto& r = *static_cast<BodyReader*>(self);
+    if (!r.piece(chunk, arrived)) return false;
+    r.next_deadline();
+    r.conn.set_read_deadline(r.phase_deadline);
+    return true;
+  }
+};
+
+// The sink refers to the frame of run_request: it goes with it, however run_request ends.
+struct SinkGuard {
+  net::Connection& conn;
+  ~SinkGuard() { conn.set_body_sink({}); }
+};
+
 }  // namespace
 
 awaitable<void> run_request(const RequestTemplate& tmpl, Channel& channel, std::string_view body,
@@ -177,18 +215,25 @@ awaitable<void> run_request(const RequestTemplate& tmpl, Channel& channel, std::
     const bool ok_status = status >= 200 && status < 300;
     if (!ok_status) rec.on_error_status(status);
 
+    // Each piece of body, from read_body() or from the connection's fast path (its sink, run by
+    // the event loop while read_body() waits): recorded, and the read's deadline moved on.
+    BodyReader reader{tmpl, record, rec, conn, ok_status, total_deadline, first_deadline};
+    const SinkGuard sink_guard{conn};
+    conn.set_body_sink({&BodyReader::take, &reader});
     bool complete = true;
     while (!conn.body_done()) {
-      const bool first_seen = record.t_first_ns != metrics::kNoTime;
-      const TimePoint phase_deadline =
-          first_seen ? std::min(total_deadline, Clock::now() + to.idle) : first_deadline;
+      reader.next_deadline();
       std::string_view chunk;
       TimePoint arrived;
-      auto r = co_await conn.read_body(phase_deadline, chunk, arrived);
-      const int64_t now_ns = ns_since(tmpl.run_start, arrived);
-      bool keep_going = true;
-      if (!chunk.empty())
-        keep_going = ok_status ? rec.on_body(chunk, now_ns) : rec.on_error_body(chunk);
+      auto r = co_await conn.read_body(reader.phase_deadline, chunk, arrived);
+      if (conn.sink_stopped()) {
+        complete = false;
+        conn.close();  // the rest of this response is not wanted
+        break;
+      }
+      const bool keep_going = chunk.empty() || reader.piece(chunk, arrived);
+      const bool first_seen = reader.first_seen;
+      const TimePoint phase_deadline = reader.phase_deadline;
       if (!r.ok()) {
         complete = false;
         if (r.status == net::NetStatus::timeout) {

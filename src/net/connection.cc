@@ -114,6 +114,11 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
   Nanos tcp_connect{-1}, tls_handshake{-1};
   std::unique_ptr<char[]> body_buffer{new char[kBufferMinBytes]};
   size_t body_bytes = kBufferMinBytes;  // body_buffer's size
+  // The body sink's fast path (take_body_now): what read_body must do when it resumes.
+  Connection::BodySink sink;
+  bool handed_back = false;  // the fast path woke read_body: hand_back_ec is its read's result
+  error_code hand_back_ec;
+  bool sink_stopped = false;  // ... because the sink said stop
 
   // Lazy deadline: `deadline` may move at will; the timer wakes at its own
   // expiry, and only then compares with the current deadline.
@@ -177,6 +182,7 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
     parser.reset();
     read_begin = read_end = 0;
     drained = false;
+    handed_back = sink_stopped = false;
     clear_deadline();
     if (timer_armed) {
       timer.cancel();  // a closed connection keeps no timer (nor its event loop) alive
@@ -202,9 +208,10 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
     body_bytes = read_bytes;
   }
 
-  awaitable<error_code> read_some() {
-    // Every read lands at the buffer's start, after the unparsed tail (moved there: a partial
-    // event at most), so an open stream touches only the buffer's first page.
+  // Before a read: the unparsed tail moved to the buffer's start (a partial event at most, so
+  // an open stream touches only the buffer's first page), the buffer doubled when reads come in
+  // bulk or a header (or a chunk's size line) fills it; header_limit past kBufferMaxBytes.
+  error_code prepare_read() {
     if (read_begin > 0) {
       std::memmove(read_buffer.get(), read_buffer.get() + read_begin, read_end - read_begin);
       read_end -= read_begin;
@@ -212,24 +219,45 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
     }
     if (read_filled && read_bytes < kBufferMaxBytes) grow_read_buffer();  // bytes come in bulk
     read_filled = false;
-    if (read_end == read_bytes) {  // a header (or a chunk's size line) longer than the buffer
-      if (read_bytes == kBufferMaxBytes) co_return http::error::header_limit;
+    if (read_end == read_bytes) {
+      if (read_bytes == kBufferMaxBytes) return http::error::header_limit;
       grow_read_buffer();
     }
-    auto buf = asio::buffer(read_buffer.get() + read_end, read_bytes - read_end);
+    return {};
+  }
+
+  // Plain TCP: one recv after prepare_read(), stamped with the kernel's receive time (a late
+  // event loop does not delay the recorded arrival). Bytes read are appended to the buffer, and
+  // a short read marks the socket drained: wait for its next edge rather than try a read that
+  // would fail.
+  RxResult recv_some() {
+    const RxResult rx = recv_timestamped(tcp_socket->native_handle(), read_buffer.get() + read_end,
+                                         read_bytes - read_end);
+    read_at = rx.arrived;
+    if (rx.lag > max_read_lag) max_read_lag = rx.lag;
+    if (rx.bytes > 0) {
+      const size_t room = read_bytes - read_end;
+      if (first_byte_at == TimePoint{}) first_byte_at = read_at;
+      read_end += static_cast<size_t>(rx.bytes);
+      const bool full = static_cast<size_t>(rx.bytes) == room;
+      read_filled = full && 2 * room >= read_bytes;  // a bulk read, not a short tail
+      drained = !full && !waiter.hung_up();
+    }
+    return rx;
+  }
+
+  awaitable<error_code> read_some() {
+    if (error_code ec = prepare_read(); ec) co_return ec;
     error_code ec;
-    size_t n;
     if (tls) {
-      n = co_await tls->async_read_some(buf, asio::redirect_error(use_awaitable, ec));
+      auto buf = asio::buffer(read_buffer.get() + read_end, read_bytes - read_end);
+      const size_t n = co_await tls->async_read_some(buf, asio::redirect_error(use_awaitable, ec));
       read_at = Clock::now();
       read_end += n;
       read_filled = n == buf.size() && 2 * n >= read_bytes;
       if (first_byte_at == TimePoint{} && n > 0) first_byte_at = read_at;
       co_return ec;
     }
-    // Plain TCP: each read carries the kernel's receive stamp, so a late event
-    // loop does not delay the recorded arrival. After a short read the socket is
-    // drained: wait for its next edge instead of trying a read that would fail.
     for (;;) {
       if (drained) {
         if (!waiter.attached()) {
@@ -238,28 +266,68 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
         } else if (!waiter.take_ready()) {
           co_await waiter.async_wait(asio::redirect_error(use_awaitable, ec));
         }
+        const bool fast = std::exchange(handed_back, false);
         if (ec) co_return ec;
         // A wake-up already queued when the connection was closed still arrives.
         if (!tcp_socket || !tcp_socket->is_open()) co_return asio::error::operation_aborted;
+        if (fast) co_return std::exchange(hand_back_ec, {});  // the fast path read already
         drained = false;
       }
-      const RxResult rx = recv_timestamped(tcp_socket->native_handle(), buf.data(), buf.size());
-      read_at = rx.arrived;
-      if (rx.lag > max_read_lag) max_read_lag = rx.lag;
-      if (rx.bytes > 0) {
-        if (first_byte_at == TimePoint{}) first_byte_at = read_at;
-        read_end += static_cast<size_t>(rx.bytes);
-        const bool full = static_cast<size_t>(rx.bytes) == buf.size();
-        read_filled = full && 2 * buf.size() >= read_bytes;  // a bulk read, not a short tail
-        drained = !full && !waiter.hung_up();
-        co_return ec;
-      }
+      const RxResult rx = recv_some();
+      if (rx.bytes > 0) co_return ec;
       if (rx.bytes == 0) co_return asio::error::eof;
       if (rx.error == EINTR) continue;
       if (rx.error != EAGAIN && rx.error != EWOULDBLOCK)
         co_return error_code(rx.error, asio::error::get_system_category());
       drained = true;
     }
+  }
+
+  // The body sink's fast path: the readiness hook while read_body() waits on the socket. Reads
+  // and parses as read_body() would, handing each piece of body to the sink. True: the socket
+  // is drained and every piece taken (the wait goes on); false: read_body() resumes, to finish
+  // the body (its last piece is left to it), or because the sink stopped or a read or the
+  // parser failed (hand_back_ec).
+  static bool on_ready(void* self) { return static_cast<Impl*>(self)->take_body_now(); }
+  bool take_body_now() {
+    auto& body = parser->get().body();
+    drained = false;
+    for (;;) {
+      if (read_end > read_begin) {
+        error_code ec;
+        const size_t used =
+            parser->put(asio::buffer(read_buffer.get() + read_begin, read_end - read_begin), ec);
+        read_begin += used;
+        if (ec == http::error::need_buffer) ec = {};
+        if (ec && ec != http::error::need_more) return hand_back(ec);
+      }
+      if (parser->is_done()) return hand_back({});
+      if (const size_t got = body_bytes - body.size; got > 0) {
+        const std::string_view piece(body_buffer.get(), got);
+        body.data = body_buffer.get();  // the piece stays valid until the next put
+        body.size = body_bytes;
+        if (!sink.fn(sink.ctx, piece, read_at)) {
+          sink_stopped = true;
+          return hand_back({});
+        }
+        continue;
+      }
+      if (drained) return true;
+      if (error_code ec = prepare_read(); ec) return hand_back(ec);
+      const RxResult rx = recv_some();
+      if (rx.bytes > 0) continue;
+      if (rx.bytes == 0) return hand_back(asio::error::eof);
+      if (rx.error == EINTR) continue;
+      if (rx.error != EAGAIN && rx.error != EWOULDBLOCK)
+        return hand_back(error_code(rx.error, asio::error::get_system_category()));
+      drained = true;
+      return true;
+    }
+  }
+  bool hand_back(const error_code& ec) {
+    handed_back = true;
+    hand_back_ec = ec;
+    return false;
   }
 };
 
@@ -415,6 +483,13 @@ awaitable<NetResult> Connection::read_body(TimePoint deadline, std::string_view&
   body.data = m.body_buffer.get();
   body.size = m.body_bytes;
   m.parser->eager(true);
+  m.sink_stopped = false;
+  // The fast path while this waits (TCP only: TLS reads through Asio, with no readiness hook).
+  struct HookGuard {
+    Waiter& waiter;
+    ~HookGuard() { waiter.set_ready_hook(nullptr, nullptr); }
+  } hook_guard{m.waiter};
+  if (m.sink.fn && m.waiter.attached()) m.waiter.set_ready_hook(&Impl::on_ready, &m);
   bool waited = false;
   for (;;) {
     error_code ec;
@@ -437,6 +512,11 @@ awaitable<NetResult> Connection::read_body(TimePoint deadline, std::string_view&
       waited = true;
     }
     ec = co_await m.read_some();
+    if (m.sink_stopped) {
+      chunk = {};
+      m.clear_deadline();
+      co_return NetResult{};
+    }
     if (ec == asio::error::eof || ec == ssl::error::stream_truncated) {
       // A body delimited by the connection's end completes here; any other is cut short.
       error_code eof_ec;
@@ -455,6 +535,16 @@ awaitable<NetResult> Connection::read_body(TimePoint deadline, std::string_view&
 
 size_t Connection::buffer_capacity_bytes() const {
   return impl_->read_bytes + impl_->body_bytes;
+}
+
+void Connection::set_body_sink(BodySink sink) {
+  impl_->sink = sink;
+}
+bool Connection::sink_stopped() const {
+  return impl_->sink_stopped;
+}
+void Connection::set_read_deadline(TimePoint deadline) {
+  impl_->set_deadline(deadline);
 }
 
 bool Connection::body_done() const {

@@ -75,6 +75,21 @@ class Connection {
   // socket. After the last piece body_done() is true.
   awaitable<NetResult> read_body(TimePoint deadline, std::string_view& chunk, TimePoint& arrived);
   bool body_done() const;
+  // The fast path of a streamed body: while read_body() waits on a plain-TCP socket, each piece
+  // of decoded body that arrives goes to fn(ctx, piece, arrived) straight from the event loop's
+  // readiness harvest, the coroutine in read_body() left asleep (no resumption per event).
+  // read_body() returns the pieces the sink did not take (the body's last, those read without
+  // waiting, every piece over TLS), each once. fn returns false to stop: read_body() then
+  // returns at once, body_done() false, and sink_stopped() true until the next read_body().
+  // Set for one response's body; clear it (a default BodySink) before what fn refers to goes.
+  struct BodySink {
+    bool (*fn)(void* ctx, std::string_view piece, TimePoint arrived) = nullptr;
+    void* ctx = nullptr;
+  };
+  void set_body_sink(BodySink sink);
+  bool sink_stopped() const;
+  // From a body sink: the deadline of the read_body() under way, moved.
+  void set_read_deadline(TimePoint deadline);
   // After read_header(): a response header's value by name ("" when absent), and when the
   // response's first byte and the end of its header arrived (the kernel's stamps over TCP).
   std::string_view header(std::string_view name) const;

@@ -68,8 +68,9 @@ void ReadinessService::on_armed_wake(const asio::any_io_executor& executor) {
 }
 
 void ReadinessService::harvest() {
-  // Drain the set's ready list. No handler runs in here (Waiter::on_ready posts),
-  // so every Waiter pointer harvested stays valid through the loop.
+  // Drain the set's ready list. No handler runs in here (Waiter::on_ready posts, and a ready
+  // hook touches only its own connection), so every Waiter pointer harvested stays valid
+  // through the loop.
   epoll_event events[256];
   for (;;) {
     const int n = ::epoll_wait(epoll_fd_, events, 256, 0);
@@ -107,6 +108,8 @@ void Waiter::detach() {
   fd_ = -1;
   ready_ = false;
   hung_up_ = false;
+  hook_ = nullptr;
+  hook_ctx_ = nullptr;
 }
 
 void Waiter::start_wait() {
@@ -119,6 +122,7 @@ void Waiter::on_ready(uint32_t epoll_events) {
     ready_ = true;
     return;
   }
+  if (hook_ && hook_(hook_ctx_)) return;
   service_->wait_ended();
   handler_.post(executor_, error_code{});
 }

@@ -95,6 +95,15 @@ class Waiter {
   // does not mean that nothing is left (the end of the stream still is).
   bool hung_up() const { return hung_up_; }
 
+  // While set (hook non-null): on readiness with a wait pending, hook(ctx) runs first, from
+  // the event loop's harvest. True: it took the new bytes itself and the wait goes on (the
+  // waiting coroutine is not resumed); false: the wait completes as usual. A hook must not
+  // attach, detach or destroy any Waiter, nor run handlers.
+  void set_ready_hook(bool (*hook)(void*), void* ctx) {
+    hook_ = hook;
+    hook_ctx_ = ctx;
+  }
+
   // Completes when the socket signals new bytes (edge-triggered: bytes that were
   // waiting before the last read that emptied the socket do not count), or with
   // operation_aborted on detach(). Precondition: attached(), no wait pending.
@@ -118,6 +127,8 @@ class Waiter {
   int fd_ = -1;
   bool ready_ = false;
   bool hung_up_ = false;
+  bool (*hook_)(void*) = nullptr;
+  void* hook_ctx_ = nullptr;
   PendingHandler handler_;
 };
 
