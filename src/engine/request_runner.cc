@@ -82,10 +82,11 @@ struct BodyReader {
   bool first_seen = false;  // when phase_deadline was set
   TimePoint phase_deadline;
 
-  void next_deadline() {
+  // `now`: where the idle wait starts (from the sink: the last piece's arrival).
+  void next_deadline(TimePoint now) {
     first_seen = record.t_first_ns != metrics::kNoTime;
     phase_deadline =
-        first_seen ? std::min(total_deadline, Clock::now() + tmpl.timeouts.idle) : first_deadline;
+        first_seen ? std::min(total_deadline, now + tmpl.timeouts.idle) : first_deadline;
   }
   // False: the response should not be read further.
   bool piece(std::string_view chunk, TimePoint arrived) {
@@ -96,7 +97,7 @@ struct BodyReader {
   static bool take(void* self, std::string_view chunk, TimePoint arrived) {
     auto& r = *static_cast<BodyReader*>(self);
     if (!r.piece(chunk, arrived)) return false;
-    r.next_deadline();
+    r.next_deadline(arrived);
     r.conn.set_read_deadline(r.phase_deadline);
     return true;
   }
@@ -222,7 +223,7 @@ awaitable<void> run_request(const RequestTemplate& tmpl, Channel& channel, std::
     conn.set_body_sink({&BodyReader::take, &reader});
     bool complete = true;
     while (!conn.body_done()) {
-      reader.next_deadline();
+      reader.next_deadline(Clock::now());
       std::string_view chunk;
       TimePoint arrived;
       auto r = co_await conn.read_body(reader.phase_deadline, chunk, arrived);
