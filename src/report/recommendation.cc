@@ -54,8 +54,13 @@ std::string why_it_stops(const Group& g, const Study& st) {
   }
   if (g.knee) {
     std::string k = fmt::format("throughput flat past {}", level_words(g, *g.knee));
-    if (g.peak && g.levels[*g.peak].qps)
-      k += fmt::format(" (peak {:.4g} req/s)", *g.levels[*g.peak].qps);
+    // The peak in model time when the run was time-scaled (rates × S), as the SLO misses are.
+    if (g.peak && g.levels[*g.peak].qps) {
+      const Level& p = g.levels[*g.peak];
+      k += p.time_scale != 1 ? fmt::format(" (peak ≈{:.4g} req/s in model time, {:.4g} wall)",
+                                           *p.qps * p.time_scale, *p.qps)
+                             : fmt::format(" (peak {:.4g} req/s)", *p.qps);
+    }
     why.push_back(k);
   }
   // Levels above the last judged one that were too small to judge.

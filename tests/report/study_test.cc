@@ -208,6 +208,25 @@ TEST(Study, TimeScaledRunsSaySoAndAreCheckedInModelTime) {
   EXPECT_NE(html.find("simulated at ×0.6"), std::string::npos);
 }
 
+TEST(Study, ThePeakOfATimeScaledRunIsGivenInModelTimeAsItsSloMissesAre) {
+  const auto d = temp_folder("study-scale-peak");
+  // Latency grows with the load (slowdown 1, 2, 4 at concurrency 4, 8, 16): throughput is flat.
+  const auto runs = runs_of(d, {{"tgi", "chat", 4, 40, 1.0, 0, 0.5},
+                                {"tgi", "chat", 8, 40, 2.0, 0, 0.5},
+                                {"tgi", "chat", 16, 40, 4.0, 0, 0.5}});
+  const Study st = analyse_study(runs, {});
+  ASSERT_EQ(st.groups.size(), 1u);
+  const Group& g = st.groups[0];
+  ASSERT_TRUE(g.knee);
+  ASSERT_TRUE(g.peak);
+  const double wall_qps = *g.levels[*g.peak].qps;
+  const std::string why = why_it_stops(g, st);
+  EXPECT_NE(why.find(fmt::format("(peak ≈{:.4g} req/s in model time, {:.4g} wall)", wall_qps * 0.5,
+                                 wall_qps)),
+            std::string::npos)
+      << why;
+}
+
 TEST(Study, AtConcurrencyMustNameARunLevel) {
   const auto d = temp_folder("study-at");
   const auto runs = runs_of(d, {{"tgi", "chat", 4, 40, 1.0}});
