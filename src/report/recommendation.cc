@@ -63,6 +63,18 @@ std::string why_it_stops(const Group& g, const Study& st) {
     }
     why.push_back(k);
   }
+  // Judged levels whose throughput is one wave, not a rate (study.h: sustained).
+  std::vector<std::string> waves;
+  for (const Level& l : g.levels)
+    if (l.judged && !l.sustained) waves.push_back(fmt::format("{:g}", l.load));
+  if (!waves.empty()) {
+    std::string list;
+    for (const auto& w : waves) list += (list.empty() ? "" : ", ") + w;
+    why.push_back(fmt::format(
+        "the throughput at concurrency {} is one wave (fewer than {} requests per client), not "
+        "a sustained rate: not ranked",
+        list, kMinRequestsPerClient));
+  }
   // Levels above the last judged one that were too small to judge.
   const double top = g.max_stable.value_or(-1);
   int64_t thin = 0;

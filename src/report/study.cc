@@ -30,12 +30,15 @@ Level level_of(const RunData& r, const StudyOptions& o) {
   Level l;
   l.run = &r;
   const results::SummaryView& s = r.view;
-  l.load = load_of(s).value;
+  const LoadPoint load = load_of(s);
+  l.load = load.value;
   l.measured = s.requests.total.value_or(0);
   l.ok = s.requests.ok.value_or(0);
   l.error_rate = results::error_rate(s).value_or(1);
   l.time_scale = s.facts.time_scale();
   l.judged = l.measured >= o.min_requests;
+  l.sustained = load.kind != "concurrency" ||
+                static_cast<double>(l.measured) >= kMinRequestsPerClient * l.load;
   l.slo_met = true;
   for (const SlaResult& res : check_sla(s, effective_rules(s, o.sla))) {
     if (res.pass) continue;
@@ -67,7 +70,7 @@ void judge(Group& g) {
   for (size_t i = 0; i < g.levels.size(); ++i) {
     const Level& l = g.levels[i];
     if (!l.judged) continue;
-    if (l.qps && (!g.peak || *l.qps > *g.levels[*g.peak].qps)) g.peak = i;
+    if (l.sustained && l.qps && (!g.peak || *l.qps > *g.levels[*g.peak].qps)) g.peak = i;
     if (!failed) {
       if (l.stable) {
         g.max_stable = l.load;
@@ -76,6 +79,7 @@ void judge(Group& g) {
         failed = true;
       }
     }
+    if (!l.sustained) continue;
     if (prev && !g.knee && prev->qps && l.qps && prev->e2e_p50_ms && l.e2e_p50_ms &&
         saturated(*prev->qps, *prev->e2e_p50_ms, *l.qps, *l.e2e_p50_ms, PlateauRule{}))
       g.knee = prev->load;

@@ -13,8 +13,13 @@
 //     in model time (latency ÷ S, rates × S: time_scale.h);
 //   - max stable load: the highest judged level that is stable, every judged level below it
 //     being stable too; the first judged level that is not stable is where the group fails;
-//   - knee: load_rules.h saturated over consecutive judged levels (throughput against e2e p50);
-//   - peak QPS: the highest throughput.requests_per_s of a judged level;
+//   - sustained: a closed-loop level's throughput is a rate only when each client sent at least
+//     kMinRequestsPerClient requests (measured >= that × concurrency); with fewer, the level
+//     measured one wave of requests sent together (a batch's timing, not a rate the server
+//     sustains): its QPS is shown but is never the peak nor part of the knee;
+//   - knee: load_rules.h saturated over consecutive judged, sustained levels (throughput
+//     against e2e p50);
+//   - peak QPS: the highest throughput.requests_per_s of a judged, sustained level;
 //   - the named load: --at-concurrency, else the highest concurrency run by every backend.
 // Every cell carries its sample size n and a 95% interval (intervals.h).
 #include <cstdint>
@@ -29,6 +34,8 @@
 #include "report/run_folder.h"
 
 namespace sb::report {
+
+inline constexpr int64_t kMinRequestsPerClient = 2;
 
 struct StudyOptions {
   std::vector<SlaRule> sla;  // empty: each run's own --goodput bounds as P99 limits
@@ -53,6 +60,7 @@ struct Level {
   double error_rate = 0;  // failed / measured (1 when nothing was measured)
   double time_scale = 1;  // the simulator's (1: real time)
   bool judged = false;    // measured >= min_requests
+  bool sustained = true;  // open loop, or measured >= kMinRequestsPerClient × concurrency
   bool slo_met = false;
   std::vector<std::string> slo_misses;  // "P99 e2e 3.84 s > 2 s"
   bool stable = false;

@@ -227,6 +227,30 @@ TEST(Study, ThePeakOfATimeScaledRunIsGivenInModelTimeAsItsSloMissesAre) {
       << why;
 }
 
+TEST(Study, AOneWaveLevelsThroughputIsShownButNeverThePeak) {
+  const auto d = temp_folder("study-one-wave");
+  // Concurrency 4 and 8: 10 and 5 requests per client (sustained); 64: 40 requests, fewer
+  // than one per client, finished sooner (slowdown 0.5): the highest QPS, but one wave.
+  const auto runs = runs_of(
+      d, {{"tgi", "chat", 4, 40, 1.0}, {"tgi", "chat", 8, 40, 1.0}, {"tgi", "chat", 64, 40, 0.5}});
+  const Study st = analyse_study(runs, {});
+  ASSERT_EQ(st.groups.size(), 1u);
+  const Group& g = st.groups[0];
+  ASSERT_EQ(g.levels.size(), 3u);
+  const Level& wave = g.levels[2];
+  ASSERT_TRUE(wave.judged);
+  EXPECT_FALSE(wave.sustained);
+  EXPECT_TRUE(g.levels[0].sustained && g.levels[1].sustained);
+  ASSERT_TRUE(wave.qps && g.levels[1].qps);
+  ASSERT_GT(*wave.qps, *g.levels[1].qps) << "the fixture must make the wave look fastest";
+  ASSERT_TRUE(g.peak);
+  EXPECT_NE(*g.peak, 2u) << "a wave is no peak";
+  EXPECT_NE(why_it_stops(g, st).find("the throughput at concurrency 64 is one wave (fewer than 2 "
+                                     "requests per client), not a sustained rate: not ranked"),
+            std::string::npos)
+      << why_it_stops(g, st);
+}
+
 TEST(Study, AtConcurrencyMustNameARunLevel) {
   const auto d = temp_folder("study-at");
   const auto runs = runs_of(d, {{"tgi", "chat", 4, 40, 1.0}});
