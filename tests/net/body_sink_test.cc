@@ -16,6 +16,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 
+#include "../support/loopback_server.h"
 #include "net/connection.h"
 #include "net/url.h"
 
@@ -32,24 +33,10 @@ struct PacedChunkServer {
   std::thread thread;
 
   PacedChunkServer(int pieces, Nanos gap) {
-    listener = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    EXPECT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    EXPECT_EQ(::listen(listener, 1), 0);
-    EXPECT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
-    port = ntohs(addr.sin_port);
+    listener = testing::loopback_listener(port);
     thread = std::thread([this, pieces, gap] {
       const int fd = ::accept(listener, nullptr, nullptr);
-      std::string req;
-      char buf[4096];
-      while (req.find("\r\n\r\n") == std::string::npos) {
-        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-        if (n <= 0) break;
-        req.append(buf, static_cast<size_t>(n));
-      }
+      testing::read_request_head(fd);
       send_all(fd,
                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
                "Transfer-Encoding: chunked\r\n\r\n");
@@ -59,6 +46,7 @@ struct PacedChunkServer {
         if (!send_all(fd, fmt::format("{:x}\r\n{}\r\n", piece.size(), piece))) break;
       }
       send_all(fd, "0\r\n\r\n");
+      char buf[256];
       while (::recv(fd, buf, sizeof buf, 0) > 0) {
       }
       ::close(fd);

@@ -14,6 +14,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 
+#include "../support/loopback_server.h"
 #include "net/connection.h"
 #include "net/rx_timestamp.h"
 #include "net/url.h"
@@ -42,24 +43,10 @@ struct TwoChunkServer {
   std::thread thread;
 
   explicit TwoChunkServer(Nanos gap) {
-    listener = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    EXPECT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    EXPECT_EQ(::listen(listener, 1), 0);
-    EXPECT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
-    port = ntohs(addr.sin_port);
+    listener = testing::loopback_listener(port);
     thread = std::thread([this, gap] {
       const int fd = ::accept(listener, nullptr, nullptr);
-      std::string req;
-      char buf[4096];
-      while (req.find("\r\n\r\n") == std::string::npos) {
-        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-        if (n <= 0) break;
-        req.append(buf, static_cast<size_t>(n));
-      }
+      testing::read_request_head(fd);
       send_all(fd,
                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
                "Transfer-Encoding: chunked\r\n\r\n6\r\nfirst\n\r\n");
