@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/loopback_server.h"
 #include "common/asio.h"
 #include "common/buffer_trim.h"
 #include "engine/response_recorder.h"
@@ -88,26 +89,13 @@ TEST(BufferTrim, HundredRecordersThatEachSawAFourMiBBodyHoldLittle) {
 
 // One keep-alive connection to a raw server answering a 4 MiB body, then a small one.
 TEST(BufferTrim, AConnectionAndItsRecorderAfterALargeBody) {
-  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  ASSERT_EQ(::listen(listener, 4), 0);
-  socklen_t len = sizeof a;
-  getsockname(listener, reinterpret_cast<sockaddr*>(&a), &len);
-  const uint16_t port = ntohs(a.sin_port);
+  uint16_t port = 0;
+  const int listener = sb::testing::loopback_listener(port, 4);
   const std::string large = R"({"generated_text":")" + std::string(kLarge, 'b') + R"("})";
   std::thread server([&] {
     const int fd = ::accept(listener, nullptr, nullptr);
     for (const std::string* b : {&large, static_cast<const std::string*>(nullptr)}) {
-      std::string req;
-      char buf[4096];
-      while (req.find("\r\n\r\n") == std::string::npos) {
-        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-        if (n <= 0) break;
-        req.append(buf, static_cast<size_t>(n));
-      }
+      sb::testing::read_request_head(fd);
       const std::string body = b ? *b : R"({"generated_text":"ok"})";
       const std::string resp =
           "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"

@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/loopback_server.h"
+
 namespace sb::net {
 namespace {
 
@@ -32,14 +34,12 @@ TEST(SteadyArrival, AStampAfterNowIsClampedToNow) {
 struct TcpPair {
   int client = -1, server = -1;
   TcpPair() {
-    const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+    uint16_t port = 0;
+    const int listener = testing::loopback_listener(port);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    EXPECT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    EXPECT_EQ(::listen(listener, 1), 0);
-    EXPECT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+    addr.sin_port = htons(port);
     client = ::socket(AF_INET, SOCK_STREAM, 0);
     EXPECT_EQ(::connect(client, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
     server = ::accept(listener, nullptr, nullptr);
