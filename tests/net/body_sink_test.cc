@@ -19,6 +19,7 @@
 #include "../support/loopback_server.h"
 #include "net/connection.h"
 #include "net/url.h"
+#include "request_once.h"
 
 namespace sb::net {
 namespace {
@@ -110,11 +111,7 @@ Outcome read_with_sink(uint16_t port, Seen& seen, Nanos read_timeout) {
       io,
       [&]() -> awaitable<void> {
         const TimePoint deadline = Clock::now() + 5s;
-        std::string request;
-        serialize_request(request, RequestHead{.target = "/", .host_header = "127.0.0.1"}, "{}");
-        EXPECT_TRUE((co_await conn.connect(deadline)).ok());
-        EXPECT_TRUE((co_await conn.write(request, deadline)).ok());
-        EXPECT_TRUE((co_await conn.read_header(deadline)).ok());
+        co_await request_to_header(conn, deadline);
         conn.set_body_sink({&Seen::take, &seen});
         const TimePoint read_deadline = Clock::now() + read_timeout;
         while (!conn.body_done()) {

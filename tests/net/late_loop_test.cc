@@ -18,6 +18,7 @@
 #include "net/connection.h"
 #include "net/rx_timestamp.h"
 #include "net/url.h"
+#include "request_once.h"
 
 namespace sb::net {
 namespace {
@@ -80,11 +81,7 @@ TEST(LateEventLoop, SecondChunkKeepsItsSocketArrivalTime) {
       io,
       [&]() -> awaitable<void> {
         const TimePoint deadline = Clock::now() + 5s;
-        std::string request;
-        serialize_request(request, RequestHead{.target = "/", .host_header = "127.0.0.1"}, "{}");
-        EXPECT_TRUE((co_await conn.connect(deadline)).ok());
-        EXPECT_TRUE((co_await conn.write(request, deadline)).ok());
-        EXPECT_TRUE((co_await conn.read_header(deadline)).ok());
+        co_await request_to_header(conn, deadline);
         std::string_view chunk;
         EXPECT_TRUE((co_await conn.read_body(deadline, chunk, first_at)).ok());
         first = std::string(chunk);
