@@ -72,18 +72,10 @@ class EngineMailbox final : public EngineListener,
   // On the mailbox's executor: the item is in (or taken by the fast path); a waiting next()
   // wakes when it has something to do.
   void receive(const MailItem& it) {
-    if (parked_ && items_.empty() && fast_) {
-      const FastTake took = fast_(it);
-      if (took == FastTake::whole) return;
-      if (took == FastTake::in_part) {
-        MailItem tail = it;
-        tail.tail = true;
-        items_.push_back(tail);
-        signal_.cancel();
-        return;
-      }
-    }
+    const FastTake took = parked_ && items_.empty() && fast_ ? fast_(it) : FastTake::declined;
+    if (took == FastTake::whole) return;
     items_.push_back(it);
+    items_.back().tail = took == FastTake::in_part;
     signal_.cancel();
   }
 
