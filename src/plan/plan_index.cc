@@ -213,6 +213,7 @@ void PlanIndex::write(bool finished) const {
                         {"peak_qps", s.peak_qps},
                         {"peak_level", s.peak_level},
                         {"max_stable", opt(s.max_stable)},
+                        {"one_wave", s.one_wave},
                         {"stop_reason", s.stop_reason}});
   const auto [at_slo, cheapest] = economics_json(runs_);
   const json index = {{"schema", "servebench.plan-index/1"},
@@ -248,14 +249,20 @@ std::string PlanIndex::comparison_table() const {
       out = fmt::format("(no study tables: {})\n", e.what());
     }
   }
-  for (const auto& s : searches_)
+  for (const auto& s : searches_) {
+    const char* kind = s.kind == "rate_search" ? "rate" : "concurrency";
     out += fmt::format(
-        "{} {} {}: {} stopped ({}), knee {}, peak {:.4g} req/s at {}, max stable {}\n", s.provider,
+        "{} {} {}: {} stopped ({}), knee {}, peak {}, max stable {}{}\n", s.provider,
         s.scenario.empty() ? "-" : s.scenario, s.stage, s.kind, s.stop_reason,
-        s.knee ? fmt::format("{:g}", *s.knee) : "-", s.peak_qps,
-        level_text(s.kind == "rate_search" ? "rate" : "concurrency", s.peak_level),
-        s.max_stable ? level_text(s.kind == "rate_search" ? "rate" : "concurrency", *s.max_stable)
-                     : "-");
+        s.knee ? fmt::format("{:g}", *s.knee) : "-",
+        s.peak_qps > 0
+            ? fmt::format("{:.4g} req/s at {}", s.peak_qps, level_text(kind, s.peak_level))
+            : "-",
+        s.max_stable ? level_text(kind, *s.max_stable) : "-",
+        s.one_wave.empty()
+            ? ""
+            : fmt::format("; one wave, not ranked: concurrency {}", fmt::join(s.one_wave, ", ")));
+  }
   if (failed > 0)
     out += fmt::format("{} run{} without results (failed before measuring)\n", failed,
                        failed == 1 ? "" : "s");

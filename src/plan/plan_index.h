@@ -56,6 +56,7 @@ struct SearchRow {
   std::optional<double> knee;
   double peak_qps = 0, peak_level = 0;
   std::optional<double> max_stable;
+  std::vector<double> one_wave;  // levels not ranked: one wave (plan/saturation.h)
   std::string stop_reason;
 };
 

@@ -10,6 +10,7 @@
 #include "common/redact.h"
 #include "plan/launcher.h"
 #include "protocol/adapter.h"
+#include "report/load_rules.h"
 
 namespace sb::plan {
 namespace {
@@ -83,10 +84,12 @@ std::optional<LevelMeasure> run_level(const Stage& stage, const StageTarget& t,
   if (n == 0 && stage.requests_per_level > 0)
     n = static_cast<int64_t>(std::ceil(static_cast<double>(stage.requests_per_level) * level));
   l.num_requests = scaled(n, ctx.scale);
-  // A closed-loop level needs at least one request per stream to reach its steady
-  // state, however far --scale shortens the plan.
+  // However far --scale shortens the plan, a closed-loop level keeps the requests per stream
+  // that make its throughput a rate (report::kMinRequestsPerClient), as far as the unscaled
+  // plan had them.
   if (!rate && l.num_requests > 0 && ctx.scale < 1.0)
-    l.num_requests = std::max(l.num_requests, std::min(n, l.concurrency));
+    l.num_requests =
+        std::max(l.num_requests, std::min(n, report::kMinRequestsPerClient * l.concurrency));
   l.duration = from_s(stage.duration_s * ctx.scale);
   l.warmup = scaled(stage.warmup.value_or(l.warmup), ctx.scale);
   if (stage.input_length) spec.engine.workload.input_tokens = *stage.input_length;
@@ -145,6 +148,7 @@ std::optional<LevelMeasure> run_level(const Stage& stage, const StageTarget& t,
   m.latency_ms = out.headline.e2e_p50_ms.value_or(0);
   m.error_rate = out.headline.error_rate;
   m.slo_ok = row.slo_met;
+  m.sustained = report::sustained_rate(!rate, out.headline.requests, level);
   m.folder = folder;
   return m;
 }
@@ -174,6 +178,7 @@ void run_stage(const Stage& stage, const StageTarget& t, StageRunContext& ctx) {
     search.peak_qps = r.peak_qps;
     search.peak_level = r.peak_level;
     search.max_stable = r.max_stable;
+    search.one_wave = r.one_wave;
     search.stop_reason = r.stop_reason;
   } else if (stage.rate_search) {
     RateSearchOptions o = *stage.rate_search;
@@ -206,6 +211,12 @@ void run_stage(const Stage& stage, const StageTarget& t, StageRunContext& ctx) {
                search.knee ? fmt::format("{:g}", *search.knee) : "-", search.peak_qps,
                search.peak_level,
                search.max_stable ? fmt::format("{:g}", *search.max_stable) : "-");
+  if (!search.one_wave.empty() && !ctx.quiet && leads(ctx))
+    fmt::print(stderr,
+               "servebench: {} {} {}: concurrency {} sent fewer than {} requests per client (one "
+               "wave, not a rate): not ranked as peak or knee; raise requests_per_level\n",
+               t.provider, t.scenario, stage.name, fmt::join(search.one_wave, ", "),
+               report::kMinRequestsPerClient);
 }
 
 int run_plan(const Plan& plan, const PlanRunOptions& o) {

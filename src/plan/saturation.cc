@@ -16,7 +16,8 @@ bool stable(const LevelMeasure& m, double max_error_rate) {
 void finish(SaturationResult& r, double max_error_rate) {
   for (const auto& p : r.points) {
     if (p.failed) continue;
-    if (p.qps > r.peak_qps) {
+    if (!p.sustained) r.one_wave.push_back(p.level);
+    if (p.sustained && p.qps > r.peak_qps) {
       r.peak_qps = p.qps;
       r.peak_level = p.level;
     }
@@ -37,6 +38,8 @@ SaturationResult search_saturation(double start, const SaturationOptions& o,
       levels.push_back(l);
   }
   r.stop_reason = "max_level";
+  const LevelMeasure* prev = nullptr;  // the last sustained level measured
+  r.points.reserve(levels.size());     // `prev` points into it
   for (size_t i = 0; i < levels.size(); ++i) {
     const auto m = measure(levels[i]);
     if (!m) {
@@ -56,15 +59,14 @@ SaturationResult search_saturation(double start, const SaturationOptions& o,
       r.stop_reason = "slo";
       break;
     }
-    if (r.points.size() >= 2) {
-      const LevelMeasure& prev = r.points[r.points.size() - 2];
-      if (report::saturated(prev.qps, prev.latency_ms, m->qps, m->latency_ms,
-                            report::PlateauRule{o.min_gain, o.latency_climb})) {
-        r.knee = prev.level;
-        r.stop_reason = "saturated";
-        break;
-      }
+    if (!m->sustained) continue;
+    if (prev && report::saturated(prev->qps, prev->latency_ms, m->qps, m->latency_ms,
+                                  report::PlateauRule{o.min_gain, o.latency_climb})) {
+      r.knee = prev->level;
+      r.stop_reason = "saturated";
+      break;
     }
+    prev = &r.points.back();
   }
   finish(r, o.max_error_rate);
   return r;

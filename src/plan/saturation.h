@@ -11,8 +11,13 @@
 //              still bought throughput;
 //   - a level that failed outright (no measurement) stops the search ("failed").
 // Running out of levels stops with "max_level" (no knee found).
-// peak QPS = the largest q over every measured level, at its level; max stable level = the
-// highest measured level with slo_ok and error_rate <= max_error_rate (unset when none).
+// A level that is not `sustained` (report/load_rules.h sustained_rate: fewer than 2 requests
+// per client, one wave) still stops the search on errors or SLOs, but its throughput is no
+// rate: it is never the peak and the plateau test skips it (a sustained level is compared
+// with the last sustained level before it). Such levels are listed in `one_wave`.
+// peak QPS = the largest q over every measured, sustained level, at its level (0 when none);
+// max stable level = the highest measured level with slo_ok and error_rate <= max_error_rate
+// (unset when none).
 //
 // Rate search (bisection against the SLOs): measure `high`; if stable it is the answer.
 // Otherwise measure `low` (must be stable, else no answer); then `steps` times: mid =
@@ -31,6 +36,7 @@ struct LevelMeasure {
   double latency_ms = 0;  // the latency that must climb (the caller's choice: e2e p50)
   double error_rate = 0;  // failed / total
   bool slo_ok = true;     // every SLO met (see slo_met in plan_runner)
+  bool sustained = true;  // its qps is a rate (report/load_rules.h sustained_rate)
   std::string folder;     // where the run's files are (for the index)
 };
 
@@ -49,7 +55,8 @@ struct SaturationResult {
   double peak_qps = 0;
   double peak_level = 0;
   std::optional<double> max_stable;
-  std::string stop_reason;  // saturated | slo | errors | failed | max_level | interrupted
+  std::vector<double> one_wave;  // measured levels that were not sustained, ascending
+  std::string stop_reason;       // saturated | slo | errors | failed | max_level | interrupted
 };
 
 // `measure` returns nullopt to abort (interrupted).

@@ -14,4 +14,9 @@ bool saturated(double prev_qps, double prev_latency_ms, double qps, double laten
   return flat && climbing;
 }
 
+bool sustained_rate(bool closed_loop, int64_t measured_requests, double concurrency) {
+  return !closed_loop || static_cast<double>(measured_requests) >=
+                             static_cast<double>(kMinRequestsPerClient) * concurrency;
+}
+
 }  // namespace sb::report

@@ -27,4 +27,11 @@ struct PlateauRule {
 bool saturated(double prev_qps, double prev_latency_ms, double qps, double latency_ms,
                const PlateauRule& rule);
 
+// A closed-loop level's throughput is a rate the server sustains only when each client sent at
+// least kMinRequestsPerClient requests (measured >= that x concurrency); with fewer it timed
+// one wave of requests sent together (a batch), whose QPS is never a peak nor part of a knee.
+// Open-loop levels are always sustained.
+inline constexpr int64_t kMinRequestsPerClient = 2;
+bool sustained_rate(bool closed_loop, int64_t measured_requests, double concurrency);
+
 }  // namespace sb::report

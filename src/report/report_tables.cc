@@ -99,27 +99,6 @@ std::vector<Table> comparison_tables(const std::vector<RunGroup>& groups) {
   return out;
 }
 
-Table peak_table(const std::vector<RunGroup>& groups, const std::vector<SlaRule>& rules,
-                 double max_error_rate) {
-  Table t{"peak",
-          "Peak throughput and the highest stable load",
-          {"backend", "scenario", "peak req/s", "at load", "peak output tok/s", "max stable load"},
-          {}};
-  for (const RunGroup& g : groups) {
-    const auto peak = peak_qps(g);
-    std::optional<double> tok;
-    for (const RunData* r : g.runs) {
-      const auto v = r->view.throughput.output_tokens_per_s;
-      if (v && (!tok || *v > *tok)) tok = v;
-    }
-    const auto stable = max_stable_load(g, rules, max_error_rate);
-    t.rows.push_back({g.backend, g.scenario, peak ? cell(peak->requests_per_s) : "—",
-                      peak ? load_label(g.load_kind, peak->load) : "—", cell(tok),
-                      stable ? load_label(g.load_kind, *stable) : "none stable"});
-  }
-  return t;
-}
-
 Table sla_table(const std::vector<RunData>& runs, const std::vector<SlaRule>& rules) {
   Table t{"sla", "SLA compliance", {"run", "backend", "scenario", "load"}, {}};
   for (const SlaRule& r : rules) t.header.push_back(r.describe());

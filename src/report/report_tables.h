@@ -32,10 +32,6 @@ Table run_summary_table(const std::vector<RunData>& runs);
 // " · BLEU B · chrF C" when the run has quality scores (summary.json "quality").
 std::vector<Table> comparison_tables(const std::vector<RunGroup>& groups);
 
-// Per group: peak QPS and the load where it occurs, peak output tok/s, max stable load.
-Table peak_table(const std::vector<RunGroup>& groups, const std::vector<SlaRule>& rules,
-                 double max_error_rate);
-
 // Per run and rule: "PASS 123.40" / "FAIL 250.10" (empty table without rules).
 Table sla_table(const std::vector<RunData>& runs, const std::vector<SlaRule>& rules);
 

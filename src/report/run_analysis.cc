@@ -174,25 +174,6 @@ std::vector<RunGroup> group_runs(const std::vector<RunData>& runs) {
   return groups;
 }
 
-std::optional<Peak> peak_qps(const RunGroup& g) {
-  std::optional<Peak> best;
-  for (const RunData* r : g.runs) {
-    const auto q = r->view.throughput.requests_per_s;
-    if (q && (!best || *q > best->requests_per_s)) best = Peak{*q, load_of(r->view).value, r};
-  }
-  return best;
-}
-
-std::optional<double> max_stable_load(const RunGroup& g, const std::vector<SlaRule>& rules,
-                                      double max_error_rate) {
-  std::optional<double> best;
-  for (const RunData* r : g.runs) {
-    if (!is_stable(r->view, rules, max_error_rate)) break;
-    best = load_of(r->view).value;
-  }
-  return best;
-}
-
 std::string load_label(const std::string& kind, double value) {
   return kind == "rate" ? fmt::format("{} req/s", value) : fmt::format("concurrency {}", value);
 }

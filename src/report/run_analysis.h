@@ -77,15 +77,6 @@ struct RunGroup {
 // Groups in first-seen order.
 std::vector<RunGroup> group_runs(const std::vector<RunData>& runs);
 
-struct Peak {
-  double requests_per_s = 0;
-  double load = 0;
-  const RunData* run = nullptr;
-};
-std::optional<Peak> peak_qps(const RunGroup& g);
-std::optional<double> max_stable_load(const RunGroup& g, const std::vector<SlaRule>& rules,
-                                      double max_error_rate);
-
 // "concurrency 16" / "16 req/s" / "concurrent users" wording for a load kind.
 std::string load_label(const std::string& kind, double value);
 

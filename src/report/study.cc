@@ -37,8 +37,7 @@ Level level_of(const RunData& r, const StudyOptions& o) {
   l.error_rate = results::error_rate(s).value_or(1);
   l.time_scale = s.facts.time_scale();
   l.judged = l.measured >= o.min_requests;
-  l.sustained = load.kind != "concurrency" ||
-                static_cast<double>(l.measured) >= kMinRequestsPerClient * l.load;
+  l.sustained = sustained_rate(load.kind == "concurrency", l.measured, l.load);
   l.slo_met = true;
   for (const SlaResult& res : check_sla(s, effective_rules(s, o.sla))) {
     if (res.pass) continue;

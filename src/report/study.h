@@ -35,8 +35,6 @@
 
 namespace sb::report {
 
-inline constexpr int64_t kMinRequestsPerClient = 2;
-
 struct StudyOptions {
   std::vector<SlaRule> sla;  // empty: each run's own --goodput bounds as P99 limits
   double max_error_rate = kDefaultMaxErrorRate;  // fraction

@@ -140,7 +140,7 @@ stages:
   fs::remove_all(out);
 }
 
-TEST(PlanRun, ScaleNeverLeavesAClosedLoopLevelWithFewerRequestsThanClients) {
+TEST(PlanRun, ScaleKeepsTwoRequestsPerClientOfAClosedLoopLevel) {
   const fs::path out = fresh_dir("scale");
   std::ofstream(out / "plan.yaml") << R"(name: scale
 providers:
@@ -160,9 +160,9 @@ stages:
     const std::string log = slurp(out / "p" / run["folder"].get<std::string>() / "requests.jsonl");
     lines.push_back(std::count(log.begin(), log.end(), '\n'));
   }
-  // c=2: 2 x 2 x 0.25 = 1 -> 2 (one per client); c=8: 4 -> 8; the open-loop level
-  // is scaled as asked: 40 x 0.25 = 10.
-  EXPECT_EQ(lines, (std::vector<long>{2, 8, 10})) << r.out;
+  // c=2: 2 x 2 x 0.25 = 1 -> 4 (two per client, as the unscaled plan had); c=8: 4 -> 16; the
+  // open-loop level is scaled as asked: 40 x 0.25 = 10.
+  EXPECT_EQ(lines, (std::vector<long>{4, 16, 10})) << r.out;
   fs::remove_all(out);
 }
 

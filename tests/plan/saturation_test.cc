@@ -105,6 +105,49 @@ TEST(Saturation, ExplicitLevelsAndGeometricLimit) {
   EXPECT_EQ(seen, (std::vector<double>{2, 6, 18}));
 }
 
+TEST(Saturation, AOneWaveLevelIsNeitherThePeakNorAKneeAndTheSearchGoesPastIt) {
+  // A server saturating at 32; level 64 sent one request per client: the whole wave went in
+  // together and its "throughput" (a batch's timing) beats every sustained level, while its
+  // latency climbed. Taken as a rate it would be the peak, and 32 -> 64 no knee; 16 -> 64
+  // compared as a plateau would have ended the search there.
+  auto inner = batching_server(32, 0.5, nullptr);
+  auto m = [&](double level) {
+    auto x = inner(level);
+    if (level == 64) {
+      x->qps = 500;
+      x->latency_ms = 400;
+      x->sustained = false;
+    }
+    return x;
+  };
+  SaturationOptions o;
+  o.levels = {16, 32, 64, 128};
+  const auto r = search_saturation(16, o, m);
+  ASSERT_EQ(r.points.size(), 4u);  // 64 neither stopped nor judged the search
+  EXPECT_EQ(r.stop_reason, "saturated");
+  ASSERT_TRUE(r.knee);
+  EXPECT_EQ(*r.knee, 32);  // 128 against 32, the last sustained level
+  EXPECT_DOUBLE_EQ(r.peak_qps, 64);
+  EXPECT_EQ(r.peak_level, 32);
+  EXPECT_EQ(r.one_wave, (std::vector<double>{64}));
+  ASSERT_TRUE(r.max_stable);
+  EXPECT_EQ(*r.max_stable, 128);  // stability does not need a rate
+}
+
+TEST(Saturation, AOneWaveLevelStillStopsTheSearchOnErrors) {
+  auto inner = batching_server(32, 0.5, nullptr);
+  auto m = [&](double level) {
+    auto x = inner(level);
+    x->sustained = level < 8;
+    x->error_rate = level >= 8 ? 0.5 : 0;
+    return x;
+  };
+  const auto r = search_saturation(1, SaturationOptions{}, m);
+  EXPECT_EQ(r.stop_reason, "errors");
+  EXPECT_EQ(r.points.back().level, 8);
+  EXPECT_EQ(r.peak_level, 4);
+}
+
 // A server meeting the SLO up to 12.3 requests/s.
 LevelMeasure rate_server(double rate) {
   LevelMeasure m;

@@ -74,7 +74,7 @@ TEST(Sla, ChecksWithNumbers) {
   EXPECT_FALSE(res[5].value.has_value());
 }
 
-TEST(Analysis, PeakAndMaxStableLoad) {
+TEST(Analysis, GroupsRunsByBackendScenarioAndSortsThemByLoad) {
   std::vector<RunData> runs = {
       run(summary(16, 90, 400, 100, 0), "c16"), run(summary(4, 40, 120, 100, 0), "c4"),
       run(summary(8, 70, 180, 100, 0), "c8"), run(summary(32, 85, 900, 100, 5), "c32")};
@@ -82,14 +82,9 @@ TEST(Analysis, PeakAndMaxStableLoad) {
   ASSERT_EQ(groups.size(), 1u);
   EXPECT_EQ(groups[0].name(), "sim:tgi · in64/out16");
   ASSERT_EQ(groups[0].runs.size(), 4u);
-  EXPECT_EQ(groups[0].runs[0]->name, "c4");  // sorted by load
-  const auto peak = peak_qps(groups[0]);
-  ASSERT_TRUE(peak);
-  EXPECT_EQ(peak->requests_per_s, 90);
-  EXPECT_EQ(peak->load, 16);
-  EXPECT_EQ(max_stable_load(groups[0], {}, 0.01), 16);  // c32 has 5% errors
-  EXPECT_EQ(max_stable_load(groups[0], {parse_sla("p99_e2e_ms:200")}, 0.01), 8);
-  EXPECT_FALSE(max_stable_load(groups[0], {parse_sla("p99_e2e_ms:100")}, 0.01));
+  std::vector<std::string> order;
+  for (const RunData* r : groups[0].runs) order.push_back(r->name);
+  EXPECT_EQ(order, (std::vector<std::string>{"c4", "c8", "c16", "c32"}));
 }
 
 TEST(Analysis, WithoutSlaRulesARunIsHeldToItsOwnGoodputBoundsInModelTime) {
