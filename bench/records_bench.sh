@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Records at scale (issue 21 item 4, not in CI): writes a requests.jsonl of N records (unique
 # ids in order, varied times, as a long `prof` run writes them: non-streamed, 691 bytes each,
-# or streamed with TOKENS inter-token gaps each) and times `servebench summarize` on it: wall,
-# user and system seconds, the largest resident set, and per record. The targets are 10 M
-# records in <= 30 s and <= 2 GiB.
+# or streamed with TOKENS inter-token gaps each) and times `servebench summarize`, then
+# `servebench report` and `servebench compare` (the run against itself) on it: wall, user and system seconds, the largest resident set, and per
+# record. The targets are 10 M records in <= 30 s and <= 2 GiB.
 #
 #   bench/records_bench.sh [RECORDS] [SERVEBENCH] [TOKENS]
 #       defaults: 10000000 records (6.9 GB on disk under $TMPDIR), build/servebench, 0 tokens
@@ -41,13 +41,23 @@ with open(path, "w", buffering=1 << 24) as f:
 PY
 bytes="$(stat -c %s "$tmp/requests.jsonl")"
 echo "records_bench: $records records, $tokens gaps each, $bytes bytes ($(( bytes / records )) per record)"
-/usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$bin" summarize "$tmp" -q > /dev/null 2> "$tmp/stderr" \
-  || { cat "$tmp/stderr" >&2; exit 1; }
-read -r wall user sys rss_kb < "$tmp/time"
-python3 - "$records" "$wall" "$user" "$sys" "$rss_kb" <<'PY'
+# One command timed: wall, user, system, max RSS, per record.
+timed() {
+  local name="$1"; shift
+  /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/stderr" \
+    || { cat "$tmp/stderr" >&2; exit 1; }
+  read -r wall user sys rss_kb < "$tmp/time"
+  python3 - "$name" "$records" "$wall" "$user" "$sys" "$rss_kb" <<'PY'
 import sys
-n = int(sys.argv[1]); wall, user, sys_s = map(float, sys.argv[2:5]); rss = int(sys.argv[5]) * 1024
-print(f"summarize: {wall:.1f} s wall (user {user:.1f} s, system {sys_s:.1f} s), max RSS "
+name = sys.argv[1]; n = int(sys.argv[2]); wall, user, sys_s = map(float, sys.argv[3:6])
+rss = int(sys.argv[6]) * 1024
+print(f"{name}: {wall:.1f} s wall (user {user:.1f} s, system {sys_s:.1f} s), max RSS "
       f"{rss / 2**30:.2f} GiB: {wall / n * 1e6:.2f} us and {rss / n:.0f} bytes per record "
       f"(targets at 10 M: <= 30 s, <= 2 GiB)")
 PY
+}
+# summarize rebuilds summary.json from the log; report and compare then read both (their
+# tables, CDFs, intervals and bootstrap come from the records: report/request_samples.h).
+timed summarize "$bin" summarize "$tmp" -q
+timed report "$bin" report "$tmp" -o "$tmp/report.html"
+timed compare "$bin" compare "$tmp" "$tmp"

@@ -27,17 +27,12 @@ std::vector<quality::RunOutput> outputs_of(const report::RunData& run, const cha
   if (!run.has_requests)
     throw usage_error(fmt::format("{} ({}): requests.jsonl is missing; agree pairs its requests",
                                   which, run.dir));
-  const auto& config = run.summary.contains("config") ? run.summary["config"] : nlohmann::json();
-  const bool saved = config.is_object() && config.value("save_outputs", false);
-  if (!saved)
+  if (!report::saved_outputs(run))
     throw usage_error(fmt::format(
         "{} ({}) was made without --save-outputs: its requests.jsonl holds no response texts; "
         "run `servebench prof ... --save-outputs` for both runs",
         which, run.dir));
-  std::vector<quality::RunOutput> out;
-  for (const auto& r : run.records)
-    if (!r.warmup) out.push_back({r.id, r.ok(), r.output_text, r.output_tokens});
-  return out;
+  return run.samples.output_views();
 }
 
 int run_agree(const AgreeFlags& f) {

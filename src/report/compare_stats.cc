@@ -17,36 +17,37 @@ using nlohmann::json;
 
 namespace {
 
-// The per-request material one run contributes to the bootstrap.
+// percentile_inplace for any element type (ITL's gaps stay floats).
+template <typename T>
+double percentile_of_values(std::vector<T>& v, double p) {
+  const double rank = p / 100 * static_cast<double>(v.size() - 1);
+  const size_t i = static_cast<size_t>(std::floor(rank));
+  const double f = rank - static_cast<double>(i);
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
+  const double lo = v[i];
+  if (f <= 0 || i + 1 >= v.size()) return lo;
+  const double hi = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(i) + 1, v.end());
+  return lo + f * (hi - lo);
+}
+
+// The per-request material one run contributes to the bootstrap: its samples (latencies,
+// gaps per request) and each completion's gap since the previous one.
 struct Samples {
-  std::vector<double> ttft, tpot, e2e;
-  std::vector<std::vector<float>> itl;  // per request
-  std::vector<double> gap_s, tokens;    // per ok completion, in t_end order
+  const RequestSamples* rs = nullptr;
+  std::vector<double> gap_s, tokens;  // per ok completion, in t_end order
 };
 
 Samples samples_of(const RunData& run) {
   Samples s;
-  const auto ok = measured(run, true);
-  int64_t first_send = metrics::kNoTime;
-  for (const metrics::RequestRecord* r : measured(run, false))
-    if (r->t_send_ns != metrics::kNoTime &&
-        (first_send == metrics::kNoTime || r->t_send_ns < first_send))
-      first_send = r->t_send_ns;
-  std::vector<const metrics::RequestRecord*> done;
-  for (const metrics::RequestRecord* r : ok) {
-    if (auto v = r->ttft_ms()) s.ttft.push_back(*v);
-    if (auto v = r->tpot_ms()) s.tpot.push_back(*v);
-    if (auto v = r->e2e_ms()) s.e2e.push_back(*v);
-    if (!r->itl_ms.empty()) s.itl.push_back(r->itl_ms);
-    if (r->t_end_ns != metrics::kNoTime) done.push_back(r);
-  }
-  std::sort(done.begin(), done.end(), [](auto* a, auto* b) { return a->t_end_ns < b->t_end_ns; });
-  int64_t prev = first_send;
-  for (const metrics::RequestRecord* r : done) {
-    const int64_t from = prev == metrics::kNoTime ? r->t_end_ns : prev;
-    s.gap_s.push_back(static_cast<double>(std::max<int64_t>(0, r->t_end_ns - from)) / 1e9);
-    s.tokens.push_back(static_cast<double>(r->output_tokens));
-    prev = r->t_end_ns;
+  s.rs = &run.samples;
+  int64_t prev = run.samples.first_send_ns;
+  s.gap_s.reserve(run.samples.completions.size());
+  s.tokens.reserve(run.samples.completions.size());
+  for (const RequestSamples::Completion& c : run.samples.completions) {
+    const int64_t from = prev == metrics::kNoTime ? c.t_end_ns : prev;
+    s.gap_s.push_back(static_cast<double>(std::max<int64_t>(0, c.t_end_ns - from)) / 1e9);
+    s.tokens.push_back(static_cast<double>(c.output_tokens));
+    prev = c.t_end_ns;
   }
   return s;
 }
@@ -57,9 +58,9 @@ using Rng = std::mt19937_64;
 using Stat = std::function<std::optional<double>(const Samples&, const std::vector<size_t>*)>;
 using Size = std::function<size_t(const Samples&)>;
 
-Stat percentile_of(std::vector<double> Samples::*field, double p) {
+Stat percentile_of(std::vector<double> RequestSamples::*field, double p) {
   return [field, p](const Samples& s, const std::vector<size_t>* pick) -> std::optional<double> {
-    const auto& v = s.*field;
+    const auto& v = s.rs->*field;
     if (v.empty()) return std::nullopt;
     std::vector<double> x;
     if (pick) {
@@ -74,17 +75,17 @@ Stat percentile_of(std::vector<double> Samples::*field, double p) {
 
 Stat itl_percentile(double p) {
   return [p](const Samples& s, const std::vector<size_t>* pick) -> std::optional<double> {
-    std::vector<double> x;
-    auto add = [&](const std::vector<float>& g) {
-      for (float f : g)
-        if (std::isfinite(f)) x.push_back(f);
-    };
-    if (pick)
-      for (size_t i : *pick) add(s.itl[i]);
-    else
-      for (const auto& g : s.itl) add(g);
+    const RequestSamples& rs = *s.rs;
+    std::vector<float> x;  // the gaps as recorded, 4 bytes each
+    if (pick) {
+      for (size_t i : *pick)
+        x.insert(x.end(), rs.itl_ms.begin() + static_cast<std::ptrdiff_t>(rs.itl_begin[i]),
+                 rs.itl_ms.begin() + static_cast<std::ptrdiff_t>(rs.itl_begin[i + 1]));
+    } else {
+      x.assign(rs.itl_ms.begin(), rs.itl_ms.end());
+    }
     if (x.empty()) return std::nullopt;
-    return percentile_inplace(x, p);
+    return percentile_of_values(x, p);
   };
 }
 
@@ -104,34 +105,147 @@ Stat rate_of(bool tokens) {
   };
 }
 
+// The bootstrap's normal limit of a statistic (compare_stats.h, "Large runs"): prepared once
+// per run, then one draw per round.
+using Draw = std::function<std::optional<double>(Rng&)>;
+using Limit = std::function<Draw(const Samples&)>;
+
+// The values of ranks first .. first + sorted.size() - 1 of a sample, ascending: all that the
+// draws of a percentile reach (8 standard deviations of the rank each side).
+template <typename T>
+struct RankWindow {
+  size_t first = 0;
+  std::vector<T> sorted;
+  // The value at fractional rank r (clamped to the window), interpolated.
+  double at(double r) const {
+    const double lo_r = static_cast<double>(first);
+    r = std::clamp(r, lo_r, lo_r + static_cast<double>(sorted.size() - 1));
+    const size_t i = static_cast<size_t>(std::floor(r - lo_r));
+    const size_t j = std::min(i + 1, sorted.size() - 1);
+    const double lo = sorted[i], hi = sorted[j];
+    return lo + (r - lo_r - static_cast<double>(i)) * (hi - lo);
+  }
+};
+
+// Reorders `v` (non-empty) so as to cut the window around rank r: two selections and a sort of
+// the window only, O(n) rather than sorting n values.
+template <typename T>
+RankWindow<T> rank_window(std::vector<T>& v, double r, double rank_sd) {
+  const double last = static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<size_t>(std::clamp(std::floor(r - 8 * rank_sd) - 1, 0.0, last));
+  const auto hi = static_cast<size_t>(std::clamp(std::ceil(r + 8 * rank_sd) + 2, 0.0, last));
+  const auto b = v.begin();
+  std::nth_element(b, b + static_cast<std::ptrdiff_t>(lo), v.end());
+  std::nth_element(b + static_cast<std::ptrdiff_t>(lo), b + static_cast<std::ptrdiff_t>(hi),
+                   v.end());
+  std::sort(b + static_cast<std::ptrdiff_t>(lo), b + static_cast<std::ptrdiff_t>(hi) + 1);
+  return {lo, std::vector<T>(b + static_cast<std::ptrdiff_t>(lo),
+                             b + static_cast<std::ptrdiff_t>(hi) + 1)};
+}
+
+// A resampled percentile: the rank r = p (n - 1) of the sample moved by Z x rank_sd.
+template <typename T>
+Draw rank_draw(std::vector<T>& scratch, double p, double rank_sd) {
+  if (scratch.empty()) return [](Rng&) { return std::optional<double>(); };
+  const double r = p / 100 * static_cast<double>(scratch.size() - 1);
+  return [w = rank_window(scratch, r, rank_sd), r, rank_sd](Rng& rng) -> std::optional<double> {
+    return w.at(r + rank_sd * std::normal_distribution<double>()(rng));
+  };
+}
+
+Limit percentile_limit(std::vector<double> RequestSamples::*field, double p) {
+  return [field, p](const Samples& s) {
+    std::vector<double> v = s.rs->*field;
+    const double n = static_cast<double>(v.size()), q = p / 100;
+    return rank_draw(v, p, std::sqrt(n * q * (1 - q)));
+  };
+}
+
+// ITL: the pooled gaps' percentile, requests resampled whole. d_i = (gaps of request i at or
+// below the pooled percentile) - q x (gaps of request i); the resampled rank moves by the sum
+// of n draws of d: sd = sqrt(n x var(d)).
+Limit itl_limit(double p) {
+  return [p](const Samples& s) {
+    const RequestSamples& rs = *s.rs;
+    std::vector<float> v = rs.itl_ms;  // 4 bytes a gap: runs of hundreds of millions
+    if (v.empty()) return rank_draw(v, p, 0);
+    const double q = p / 100;
+    const double at = percentile_of_values(v, p);
+    const size_t n = rs.itl_requests();
+    double mean = 0, m2 = 0;
+    for (size_t i = 0; i < n; ++i) {
+      double below = 0;
+      for (uint64_t k = rs.itl_begin[i]; k < rs.itl_begin[i + 1]; ++k) below += rs.itl_ms[k] <= at;
+      const double d = below - q * static_cast<double>(rs.itl_begin[i + 1] - rs.itl_begin[i]);
+      const double delta = d - mean;
+      mean += delta / static_cast<double>(i + 1);
+      m2 += delta * (d - mean);
+    }
+    return rank_draw(v, p, std::sqrt(m2));  // n x var(d) = m2
+  };
+}
+
+// A resampled rate: (sum of tokens or of 1, sum of gaps) over n completions, jointly normal
+// with mean n x (their means) and covariance n x (their covariance).
+Limit rate_limit(bool tokens) {
+  return [tokens](const Samples& s) -> Draw {
+    const size_t n = s.gap_s.size();
+    if (n == 0) return [](Rng&) { return std::optional<double>(); };
+    double mx = 0, my = 0, sxx = 0, syy = 0, sxy = 0;  // x: tokens (or 1), y: gap
+    for (size_t i = 0; i < n; ++i) {
+      const double x = tokens ? s.tokens[i] : 1.0, y = s.gap_s[i];
+      const double k = static_cast<double>(i + 1), dx = x - mx, dy = y - my;
+      mx += dx / k;
+      my += dy / k;
+      sxx += dx * (x - mx);
+      syy += dy * (y - my);
+      sxy += dx * (y - my);
+    }
+    const double nd = static_cast<double>(n);
+    // Cholesky of n x the covariance (the sums of squares above are n x the variances).
+    const double a = std::sqrt(syy);
+    const double b = a > 0 ? sxy / a : 0;
+    const double c = std::sqrt(std::max(0.0, sxx - b * b));
+    return [=](Rng& rng) -> std::optional<double> {
+      std::normal_distribution<double> z;
+      const double z1 = z(rng), z2 = z(rng);
+      const double gaps = nd * my + a * z1, count = nd * mx + b * z1 + c * z2;
+      if (!(gaps > 0)) return std::nullopt;
+      return count / gaps;
+    };
+  };
+}
+
 struct MetricDef {
   std::string name, unit;
   bool higher_is_better;
   Stat stat;
   Size size;
   std::function<std::optional<double>(const RunData&, const Samples&)> point;
+  Limit limit;
 };
 
 std::vector<MetricDef> metric_defs() {
   std::vector<MetricDef> d;
-  auto lat = [&](const char* name, std::vector<double> Samples::*field, double p) {
+  auto lat = [&](const char* name, std::vector<double> RequestSamples::*field, double p) {
     Stat st = percentile_of(field, p);
-    d.push_back({name, "ms", false, st, [field](const Samples& s) { return (s.*field).size(); },
-                 [st](const RunData&, const Samples& s) { return st(s, nullptr); }});
+    d.push_back({name, "ms", false, st, [field](const Samples& s) { return (s.rs->*field).size(); },
+                 [st](const RunData&, const Samples& s) { return st(s, nullptr); },
+                 percentile_limit(field, p)});
   };
   auto itl = [&](const char* name, double p) {
     Stat st = itl_percentile(p);
-    d.push_back({name, "ms", false, st, [](const Samples& s) { return s.itl.size(); },
-                 [st](const RunData&, const Samples& s) { return st(s, nullptr); }});
+    d.push_back({name, "ms", false, st, [](const Samples& s) { return s.rs->itl_requests(); },
+                 [st](const RunData&, const Samples& s) { return st(s, nullptr); }, itl_limit(p)});
   };
-  lat("ttft_p50", &Samples::ttft, 50);
-  lat("ttft_p99", &Samples::ttft, 99);
-  lat("tpot_p50", &Samples::tpot, 50);
-  lat("tpot_p99", &Samples::tpot, 99);
+  lat("ttft_p50", &RequestSamples::ttft_ms, 50);
+  lat("ttft_p99", &RequestSamples::ttft_ms, 99);
+  lat("tpot_p50", &RequestSamples::tpot_ms, 50);
+  lat("tpot_p99", &RequestSamples::tpot_ms, 99);
   itl("itl_p50", 50);
   itl("itl_p99", 99);
-  lat("e2e_p50", &Samples::e2e, 50);
-  lat("e2e_p99", &Samples::e2e, 99);
+  lat("e2e_p50", &RequestSamples::e2e_ms, 50);
+  lat("e2e_p99", &RequestSamples::e2e_ms, 99);
   for (const bool tokens : {false, true}) {
     Stat st = rate_of(tokens);
     d.push_back({tokens ? "output_tps" : "throughput_rps", tokens ? "tok/s" : "req/s", true, st,
@@ -140,15 +254,10 @@ std::vector<MetricDef> metric_defs() {
                    auto v = tokens ? r.view.throughput.output_tokens_per_s
                                    : r.view.throughput.requests_per_s;
                    return v ? v : st(s, nullptr);
-                 }});
+                 },
+                 rate_limit(tokens)});
   }
   return d;
-}
-
-size_t gap_count(const Samples& s) {
-  size_t n = 0;
-  for (const auto& g : s.itl) n += g.size();
-  return n;
 }
 
 std::string signed_pct(std::optional<double> v) {
@@ -165,14 +274,7 @@ std::string verdict(const MetricChange& c) {
 }  // namespace
 
 double percentile_inplace(std::vector<double>& v, double p) {
-  const double rank = p / 100 * static_cast<double>(v.size() - 1);
-  const size_t i = static_cast<size_t>(std::floor(rank));
-  const double f = rank - static_cast<double>(i);
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
-  const double lo = v[i];
-  if (f <= 0 || i + 1 >= v.size()) return lo;
-  const double hi = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(i) + 1, v.end());
-  return lo + f * (hi - lo);
+  return percentile_of_values(v, p);
 }
 
 const std::vector<std::string>& compare_metric_names() {
@@ -207,19 +309,33 @@ std::vector<MetricChange> compare_runs(const RunData& base, const RunData& cand,
     if (c.change_pct && nb > 0 && nc > 0) {
       // Values one round touches: ITL pools every gap of the drawn requests.
       double per_round = static_cast<double>(nb + nc);
-      if (c.name.starts_with("itl")) per_round = static_cast<double>(gap_count(sb) + gap_count(sc));
-      const int rounds = static_cast<int>(
-          std::min<double>(o.resamples, std::max(200.0, 2e8 / std::max(1.0, per_round))));
+      if (c.name.starts_with("itl"))
+        per_round = static_cast<double>(sb.rs->itl_ms.size() + sc.rs->itl_ms.size());
+      const auto exact = static_cast<double>(o.exact_up_to);
+      const bool limit = static_cast<double>(nb + nc) > exact || per_round > 20 * exact;
+      const int rounds = limit ? o.resamples
+                               : static_cast<int>(std::min<double>(
+                                     o.resamples, std::max(200.0, 2e8 / std::max(1.0, per_round))));
       c.resamples = rounds;
       std::vector<double> changes;
       changes.reserve(static_cast<size_t>(rounds));
-      std::vector<size_t> pb(nb), pc(nc);
-      std::uniform_int_distribution<size_t> db(0, nb - 1), dc(0, nc - 1);
-      for (int b = 0; b < rounds; ++b) {
-        for (auto& i : pb) i = db(rng);
-        for (auto& i : pc) i = dc(rng);
-        const auto vb = d.stat(sb, &pb), vc = d.stat(sc, &pc);
+      auto add = [&](std::optional<double> vb, std::optional<double> vc) {
         if (vb && vc && *vb != 0) changes.push_back((*vc - *vb) / *vb * 100);
+      };
+      if (limit) {
+        const Draw db = d.limit(sb), dc = d.limit(sc);
+        for (int b = 0; b < rounds; ++b) {
+          const auto vb = db(rng);
+          add(vb, dc(rng));
+        }
+      } else {
+        std::vector<size_t> pb(nb), pc(nc);
+        std::uniform_int_distribution<size_t> db(0, nb - 1), dc(0, nc - 1);
+        for (int b = 0; b < rounds; ++b) {
+          for (auto& i : pb) i = db(rng);
+          for (auto& i : pc) i = dc(rng);
+          add(d.stat(sb, &pb), d.stat(sc, &pc));
+        }
       }
       if (changes.size() >= static_cast<size_t>(rounds) / 2) {
         auto lo = changes, hi = changes;
@@ -286,7 +402,7 @@ std::string compare_to_text(const std::vector<MetricChange>& changes, const RunD
   std::string out;
   auto it = std::back_inserter(out);
   fmt::format_to(it, "baseline:  {} ({} measured requests)\ncandidate: {} ({} measured requests)\n",
-                 base.dir, measured(base, false).size(), cand.dir, measured(cand, false).size());
+                 base.dir, base.samples.measured, cand.dir, cand.samples.measured);
   fmt::format_to(it,
                  "bootstrap over requests: {} resamples, {:.0f}% confidence, seed {}, "
                  "significant when the CI excludes 0 and |change| >= {}%\n\n",

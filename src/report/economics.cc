@@ -27,20 +27,12 @@ std::string slug(std::string s) {
 // two cannot be paired (no saved outputs, other prompts).
 std::string agreement_cell(const RunData& ref, const RunData& run) {
   if (&ref == &run) return "reference";
-  auto saved = [](const RunData& r) {
-    const auto& c = r.summary.contains("config") ? r.summary["config"] : nlohmann::json();
-    return r.has_requests && c.is_object() && c.value("save_outputs", false);
-  };
+  auto saved = [](const RunData& r) { return r.has_requests && saved_outputs(r); };
   if (!saved(ref) || !saved(run)) return "— (no --save-outputs)";
   if (!quality::fingerprint_differences(ref.summary, run.summary).empty())
     return "— (other prompts)";
-  auto outputs = [](const RunData& r) {
-    std::vector<quality::RunOutput> out;
-    for (const auto& rec : r.records)
-      if (!rec.warmup) out.push_back({rec.id, rec.ok(), rec.output_text, rec.output_tokens});
-    return out;
-  };
-  const quality::Agreement a = quality::compute_agreement(outputs(ref), outputs(run));
+  const quality::Agreement a =
+      quality::compute_agreement(ref.samples.output_views(), run.samples.output_views());
   if (a.pairs == 0) return "— (no pairs)";
   return fmt::format("BLEU {:.1f} · chrF {:.1f} · EM {:.0f}% (n={})", a.bleu, a.chrf,
                      a.exact_match * 100, a.pairs);

@@ -188,20 +188,22 @@ std::vector<Chart> pareto_chart_list(const std::vector<RunGroup>& groups) {
   return out;
 }
 
-std::vector<double> samples(const RunData& r, const char* key) {
+// A run's samples of one metric, ascending, for its CDF. Of more than kCdfMaxGaps ITL gaps, 1 in
+// `stride` is taken (in the log's order: every request's share alike) and the title says so.
+constexpr size_t kCdfMaxGaps = size_t{1} << 24;
+std::vector<double> sorted_samples(const RunData& r, std::string_view key, size_t& stride) {
+  const RequestSamples& s = r.samples;
   std::vector<double> v;
-  for (const metrics::RequestRecord* rec : measured(r, true)) {
-    std::optional<double> x;
-    if (std::string_view(key) == "ttft_ms") x = rec->ttft_ms();
-    if (std::string_view(key) == "tpot_ms") x = rec->tpot_ms();
-    if (std::string_view(key) == "e2e_ms") x = rec->e2e_ms();
-    if (std::string_view(key) == "itl_ms") {
-      for (float f : rec->itl_ms)
-        if (std::isfinite(f)) v.push_back(f);
-      continue;
-    }
-    if (x) v.push_back(*x);
+  stride = 1;
+  if (key == "itl_ms") {
+    stride = (s.itl_ms.size() + kCdfMaxGaps - 1) / kCdfMaxGaps;
+    stride = std::max<size_t>(stride, 1);
+    v.reserve(s.itl_ms.size() / stride + 1);
+    for (size_t i = 0; i < s.itl_ms.size(); i += stride) v.push_back(s.itl_ms[i]);
+  } else {
+    v = key == "ttft_ms" ? s.ttft_ms : key == "tpot_ms" ? s.tpot_ms : s.e2e_ms;
   }
+  std::sort(v.begin(), v.end());
   return v;
 }
 
@@ -213,20 +215,24 @@ std::vector<Chart> cdf_charts(const Study& st) {
   for (const std::string& sc : st.scenarios)
     for (const LatencyMetric& lm : kLatency) {
       std::vector<std::vector<double>> data;
-      std::vector<std::string> names;
+      std::vector<std::string> names, thinned;
       for (const std::string& b : st.backends) {
         const Group* g = st.group(b, sc);
         const Level* l = g ? g->at(*st.at_load) : nullptr;
         if (!l || !l->run->has_requests) continue;
-        data.push_back(samples(*l->run, lm.key));
+        size_t stride = 1;
+        data.push_back(sorted_samples(*l->run, lm.key, stride));
         names.push_back(b);
+        if (stride > 1)
+          thinned.push_back(
+              fmt::format("{}: 1 in {} of its {} gaps", b, stride, l->run->samples.itl_ms.size()));
       }
       if (data.empty()) continue;
       const std::string id = fmt::format("cdf-{}-{}", slug(lm.key), slug(sc));
-      out.push_back(
-          {id, svg::render_cdf_chart(
-                   id, fmt::format("CDF of {} at concurrency {:g} — {}", lm.label, *st.at_load, sc),
-                   {lm.label, "ms", {}, {}}, data, names)});
+      std::string title =
+          fmt::format("CDF of {} at concurrency {:g} — {}", lm.label, *st.at_load, sc);
+      if (!thinned.empty()) title += fmt::format(" ({})", fmt::join(thinned, "; "));
+      out.push_back({id, svg::render_cdf_chart(id, title, {lm.label, "ms", {}, {}}, data, names)});
     }
   return out;
 }

@@ -9,7 +9,12 @@
 //     "open" (e.g. P99 needs n >= 367 samples for a closed 95% upper bound).
 //   - A mean: the percentile bootstrap (seeded, so the same input gives the same interval).
 //   - A rate (requests per second): the bootstrap over the gaps between completions, the
-//     rate of a resample being its count over the sum of its gaps.
+//     rate of a resample being its count over the sum of its gaps. Above exact_up_to gaps the
+//     resampled sums are drawn from the bootstrap's own normal limit instead, N(n x mean,
+//     n x variance) of the gaps (the sum of n draws with replacement obeys the central limit
+//     theorem; at 50,000 gaps its error is far below the resampling noise): O(n + resamples)
+//     instead of O(n x resamples), 0.1 s rather than minutes at 10 M completions.
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -34,7 +39,9 @@ Interval mean_interval(const std::vector<double>& samples, double confidence = k
 
 // `gaps_s`: seconds between consecutive completions (the first from the first send); the
 // point rate is their count over their sum.
+inline constexpr size_t kRateBootstrapExactUpTo = 50'000;
 Interval rate_interval(const std::vector<double>& gaps_s, double confidence = kConfidence,
-                       int resamples = 1000, uint64_t seed = 1);
+                       int resamples = 1000, uint64_t seed = 1,
+                       size_t exact_up_to = kRateBootstrapExactUpTo);
 
 }  // namespace sb::report

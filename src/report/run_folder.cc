@@ -63,22 +63,35 @@ void load_requests(const fs::path& file, RunData& run) {
         fmt::format("{}: missing; per-request charts (CDFs) and compare need it", file.string()));
     return;
   }
-  results::RequestLogContents log;
+  const bool keep_outputs = saved_outputs(run);
+  // The summary's counts, as far as the file can hold them (a record takes more than 64 bytes,
+  // a gap at least 2): a wrong summary must not make a huge reservation.
+  std::error_code size_ec;
+  const auto bytes = static_cast<int64_t>(fs::file_size(file, size_ec));
+  const results::DistributionView* itl = run.view.metrics.find("itl_ms");
+  if (!size_ec)
+    run.samples.reserve(std::min(run.view.requests.ok.value_or(0), bytes / 64),
+                        std::min(itl ? itl->count.value_or(0) : 0, bytes / 2));
+  results::RequestLogScan scan;
   try {
-    log = results::read_request_log(file.string());
+    scan = results::scan_request_log(
+        file.string(), [&](const metrics::RequestRecord& r) { run.samples.add(r, keep_outputs); },
+        [&] { run.samples = RequestSamples{}; });
   } catch (const Error&) {
+    run.samples = RequestSamples{};
     run.warnings.push_back(fmt::format("{}: cannot read it", file.string()));
     return;
   }
+  run.samples.finish();
   run.has_requests = true;
-  run.records = std::move(log.records);
-  run.skipped_lines = log.skipped_lines;
+  run.records = scan.records;
+  run.skipped_lines = scan.skipped_lines;
   if (run.skipped_lines > 0)
     run.warnings.push_back(
         fmt::format("{}: skipped {} line{} that did not parse (first: {}); "
                     "used the {} whole line{}",
                     file.string(), run.skipped_lines, run.skipped_lines == 1 ? "" : "s",
-                    log.first_error, run.records.size(), run.records.size() == 1 ? "" : "s"));
+                    scan.first_error, run.records, run.records == 1 ? "" : "s"));
 }
 
 std::string folder_name(const fs::path& p) {
@@ -213,11 +226,9 @@ std::vector<RunData> load_runs(const std::vector<std::string>& paths) {
   return runs;
 }
 
-std::vector<const metrics::RequestRecord*> measured(const RunData& run, bool ok_only) {
-  std::vector<const metrics::RequestRecord*> out;
-  for (const auto& r : run.records)
-    if (!r.warmup && (!ok_only || r.ok())) out.push_back(&r);
-  return out;
+bool saved_outputs(const RunData& run) {
+  const auto c = run.summary.find("config");
+  return c != run.summary.end() && c->is_object() && c->value("save_outputs", false);
 }
 
 }  // namespace sb::report

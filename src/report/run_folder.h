@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "metrics/request_record.h"
+#include "report/request_samples.h"
 #include "results/summary_read.h"
 
 namespace sb::report {
@@ -29,11 +29,14 @@ struct RunData {
       backend;  // --label NAME, else config.provider, else config.sim_preset, else host:port
   std::string scenario;  // see scenario_of()
   nlohmann::json summary;
-  results::SummaryView view;                    // summary, typed (results::summary_from_json)
-  bool has_requests = false;                    // requests.jsonl was present
-  std::vector<metrics::RequestRecord> records;  // every whole line, warm-up included
-  int64_t skipped_lines = 0;                    // requests.jsonl lines that did not parse
-  std::vector<std::string> warnings;            // human-readable, one line each
+  results::SummaryView view;  // summary, typed (results::summary_from_json)
+  bool has_requests = false;  // requests.jsonl was present
+  // What report and compare use of its whole lines (request_samples.h); the texts only when
+  // the run saved outputs (config.save_outputs).
+  RequestSamples samples;
+  int64_t records = 0;                // whole lines of requests.jsonl, warm-up included
+  int64_t skipped_lines = 0;          // requests.jsonl lines that did not parse
+  std::vector<std::string> warnings;  // human-readable, one line each
 };
 
 // Loads one run folder; `backend_label` (may be empty) overrides the backend name.
@@ -66,7 +69,7 @@ LoadPoint load_of(const nlohmann::json& summary);
 // Reads summary[a][b]...: a finite number, or nullopt when absent, null or not a number.
 std::optional<double> number_at(const nlohmann::json& j, std::initializer_list<const char*> path);
 
-// Measured (non-warm-up) records, optionally only the ok ones.
-std::vector<const metrics::RequestRecord*> measured(const RunData& run, bool ok_only);
+// Whether the run kept its response texts (config.save_outputs).
+bool saved_outputs(const RunData& run);
 
 }  // namespace sb::report

@@ -160,13 +160,8 @@ Estimate latency_percentile(const RunData& run, const char* metric, double p) {
   Estimate e;
   const std::string_view m(metric);
   if (run.has_requests) {
-    std::vector<double> v;
-    for (const metrics::RequestRecord* r : measured(run, true)) {
-      std::optional<double> x = m == "ttft_ms"   ? r->ttft_ms()
-                                : m == "tpot_ms" ? r->tpot_ms()
-                                                 : r->e2e_ms();
-      if (x && std::isfinite(*x)) v.push_back(*x);
-    }
+    const RequestSamples& rs = run.samples;
+    std::vector<double> v = m == "ttft_ms" ? rs.ttft_ms : m == "tpot_ms" ? rs.tpot_ms : rs.e2e_ms;
     e.n = static_cast<int64_t>(v.size());
     if (v.empty()) return e;
     std::sort(v.begin(), v.end());
@@ -186,21 +181,14 @@ Estimate throughput_rps(const RunData& run) {
   e.value = run.view.throughput.requests_per_s;
   e.n = run.view.requests.ok.value_or(0);
   if (!run.has_requests || !e.value) return e;
-  int64_t first_send = metrics::kNoTime;
-  std::vector<int64_t> ends;
-  for (const metrics::RequestRecord* r : measured(run, false)) {
-    if (r->t_send_ns != metrics::kNoTime &&
-        (first_send == metrics::kNoTime || r->t_send_ns < first_send))
-      first_send = r->t_send_ns;
-    if (r->ok() && r->t_end_ns != metrics::kNoTime) ends.push_back(r->t_end_ns);
-  }
-  if (ends.size() < 2 || first_send == metrics::kNoTime) return e;
-  std::sort(ends.begin(), ends.end());
+  const RequestSamples& rs = run.samples;
+  if (rs.completions.size() < 2 || rs.first_send_ns == metrics::kNoTime) return e;
   std::vector<double> gaps;
-  int64_t prev = first_send;
-  for (int64_t t : ends) {
-    gaps.push_back(static_cast<double>(std::max<int64_t>(0, t - prev)) / 1e9);
-    prev = t;
+  gaps.reserve(rs.completions.size());
+  int64_t prev = rs.first_send_ns;
+  for (const RequestSamples::Completion& c : rs.completions) {
+    gaps.push_back(static_cast<double>(std::max<int64_t>(0, c.t_end_ns - prev)) / 1e9);
+    prev = c.t_end_ns;
   }
   e.ci = rate_interval(gaps);
   return e;

@@ -360,20 +360,38 @@ std::string render_line_chart(const LineChart& c) {
   return out;
 }
 
-Series cdf_series(std::string name, std::vector<double> samples, size_t max_points) {
+namespace {
+
+// `samples` itself when ascending and finite, else `copy` filled with its finite values, sorted.
+const std::vector<double>& sorted_finite(const std::vector<double>& samples,
+                                         std::vector<double>& copy) {
+  const bool finite =
+      std::all_of(samples.begin(), samples.end(), [](double v) { return std::isfinite(v); });
+  if (finite && std::is_sorted(samples.begin(), samples.end())) return samples;
+  copy.clear();
+  for (double v : samples)
+    if (std::isfinite(v)) copy.push_back(v);
+  std::sort(copy.begin(), copy.end());
+  return copy;
+}
+
+Series cdf_of_sorted(std::string name, const std::vector<double>& sorted, size_t max_points) {
   Series s{std::move(name), {}};
-  samples.erase(
-      std::remove_if(samples.begin(), samples.end(), [](double v) { return !std::isfinite(v); }),
-      samples.end());
-  if (samples.empty()) return s;
-  std::sort(samples.begin(), samples.end());
-  const size_t n = samples.size();
+  if (sorted.empty()) return s;
+  const size_t n = sorted.size();
   const size_t k = std::max<size_t>(2, std::min(max_points, n));
   for (size_t j = 0; j < k; ++j) {
     const size_t i = n == 1 ? 0 : j * (n - 1) / (k - 1);
-    s.points.push_back({samples[i], static_cast<double>(i + 1) / static_cast<double>(n)});
+    s.points.push_back({sorted[i], static_cast<double>(i + 1) / static_cast<double>(n)});
   }
   return s;
+}
+
+}  // namespace
+
+Series cdf_series(std::string name, std::vector<double> samples, size_t max_points) {
+  std::vector<double> copy;
+  return cdf_of_sorted(std::move(name), sorted_finite(samples, copy), max_points);
 }
 
 std::string render_cdf_chart(const std::string& id, const std::string& title, const Axis& x,
@@ -386,8 +404,12 @@ std::string render_cdf_chart(const std::string& id, const std::string& title, co
   c.x.min = c.x.min.value_or(0);
   c.y = {"fraction of samples", "", 0.0, 1.0};
   c.markers = false;
-  for (size_t i = 0; i < samples.size() && i < names.size(); ++i)
-    c.series.push_back(cdf_series(names[i], samples[i]));
+  std::vector<std::vector<double>> copies(samples.size());
+  std::vector<const std::vector<double>*> sorted;
+  for (size_t i = 0; i < samples.size() && i < names.size(); ++i) {
+    sorted.push_back(&sorted_finite(samples[i], copies[i]));
+    c.series.push_back(cdf_of_sorted(names[i], *sorted.back(), 200));
+  }
   std::string svg = render_line_chart(c);
   // Hoverable percentile markers, inserted before the legend.
   std::string marks;
@@ -400,12 +422,9 @@ std::string render_cdf_chart(const std::string& id, const std::string& title, co
   const LinearScale sx{tx.values.front(), tx.values.back(), double(kMarginLeft),
                        double(c.width - kMarginRight)};
   const LinearScale sy{0, 1, double(c.height - kMarginBottom), double(kMarginTop)};
-  for (size_t i = 0; i < samples.size() && i < names.size() && i < kMaxSeries; ++i) {
-    std::vector<double> v;
-    for (double d : samples[i])
-      if (std::isfinite(d)) v.push_back(d);
+  for (size_t i = 0; i < sorted.size() && i < kMaxSeries; ++i) {
+    const std::vector<double>& v = *sorted[i];
     if (v.empty()) continue;
-    std::sort(v.begin(), v.end());
     for (double p : {50.0, 90.0, 99.0}) {
       const double q = metrics::percentile_sorted(v, p);
       fmt::format_to(it,

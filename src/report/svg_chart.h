@@ -92,7 +92,8 @@ std::string render_line_chart(const LineChart& chart);
 Series cdf_series(std::string name, std::vector<double> samples, size_t max_points = 200);
 
 // A CDF chart: y = fraction of samples (0..1; requests, or gaps for ITL); markers at each series'
-// p50, p90, p99.
+// p50, p90, p99. A series already ascending and finite is used as it is (no copy: callers with
+// millions of samples sort their own); any other is copied, its finite values sorted.
 std::string render_cdf_chart(const std::string& id, const std::string& title, const Axis& x,
                              const std::vector<std::vector<double>>& samples,
                              const std::vector<std::string>& names);

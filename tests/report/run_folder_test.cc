@@ -37,7 +37,8 @@ TEST(RunFolder, LoadsSummaryAndRecords) {
   EXPECT_EQ(r.backend, "sim:tgi");
   EXPECT_EQ(r.scenario, "in32/out16");
   EXPECT_TRUE(r.has_requests);
-  EXPECT_EQ(r.records.size(), 20u);
+  EXPECT_EQ(r.records, 20);
+  EXPECT_EQ(r.samples.measured + 0, 20);
   EXPECT_EQ(r.skipped_lines, 0);
   EXPECT_TRUE(r.warnings.empty());
   EXPECT_EQ(load_of(r.summary).kind, "concurrency");
@@ -108,7 +109,7 @@ TEST(RunFolder, RequestsCutMidLineKeepTheWholeLinesAndSaySo) {
   std::ofstream(d / "r" / "requests.jsonl", std::ios::binary | std::ios::trunc)
       << full.substr(0, last_start + 25);
   const RunData r = load_run_folder((d / "r").string());
-  EXPECT_EQ(r.records.size(), 9u);
+  EXPECT_EQ(r.records, 9);
   EXPECT_EQ(r.skipped_lines, 1);
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_NE(r.warnings[0].find("skipped 1 line"), std::string::npos) << r.warnings[0];
@@ -130,7 +131,7 @@ TEST(RunFolder, EmptyRunLoadsWithAWarning) {
   const auto d = temp_folder("empty");
   write_run(d / "r", {}, synthetic_info(1));
   const RunData r = load_run_folder((d / "r").string());
-  EXPECT_TRUE(r.records.empty());
+  EXPECT_EQ(r.records, 0);
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_NE(r.warnings[0].find("empty run"), std::string::npos);
 }

@@ -2,9 +2,10 @@
 // sample sizes, insufficient cells, intervals, the decision per scenario and honest time.
 #include "report/study.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <fmt/format.h>
+#include <random>
 
 #include "common/error.h"
 #include "report/gpu_use.h"
@@ -275,10 +276,43 @@ TEST(Intervals, OrderStatisticIntervalOfTheMedianAndP99) {
   const Interval p99 = percentile_interval(std::span(v).first(30), 99);
   EXPECT_TRUE(p99.hi_open);  // 0.99^30 > 2.5%: no sample bounds it from above
   EXPECT_FALSE(p99.lo_open);
+  // n = 100,000 (the CDF summed only near its mean): the ranks are n p -+ 1.96 sqrt(n p (1 - p))
+  // (the binomial's normal limit, within a rank or two at this n).
+  std::vector<double> w;
+  for (int i = 1; i <= 100'000; ++i) w.push_back(i);
+  for (const double p : {50.0, 99.0}) {
+    const Interval c = percentile_interval(w, p);
+    const double q = p / 100, sd = std::sqrt(1e5 * q * (1 - q));
+    EXPECT_NEAR(c.lo, 1e5 * q - 1.96 * sd, 2.5) << p;
+    EXPECT_NEAR(c.hi, 1e5 * q + 1.96 * sd + 1, 2.5) << p;
+    EXPECT_FALSE(c.lo_open || c.hi_open);
+  }
   const Interval mean = mean_interval(v);
   EXPECT_LT(mean.lo, 50.5);
   EXPECT_GT(mean.hi, 50.5);
   EXPECT_EQ(mean_interval(v).lo, mean.lo);  // seeded
+}
+
+TEST(Intervals, ARateIntervalOfManyGapsFromTheBootstrapsNormalLimitMatchesTheBootstrap) {
+  // Skewed gaps (exponential, the completions of a Poisson process at 40 /s): 60,000 of them,
+  // the interval once by resampling and once from the normal limit of the resampled sums.
+  std::mt19937_64 rng(7);
+  std::exponential_distribution<double> gap(40);
+  std::vector<double> gaps(60'000);
+  for (double& g : gaps) g = gap(rng);
+  double sum = 0;
+  for (double g : gaps) sum += g;
+  const double rate = static_cast<double>(gaps.size()) / sum;
+  const Interval exact = rate_interval(gaps, kConfidence, 1000, 1, /*exact_up_to=*/gaps.size());
+  const Interval normal = rate_interval(gaps, kConfidence, 1000, 1, /*exact_up_to=*/0);
+  const double width = exact.hi - exact.lo;  // about 2 x 1.96 / sqrt(n) of the rate: 1.6%
+  EXPECT_NEAR(width / rate, 2 * 1.96 / std::sqrt(60'000.0), 0.002);
+  EXPECT_LT(exact.lo, rate);
+  EXPECT_GT(exact.hi, rate);
+  // The two agree within the resampling noise of 1,000 rounds' 2.5% and 97.5% quantiles.
+  EXPECT_NEAR(normal.lo, exact.lo, 0.1 * width);
+  EXPECT_NEAR(normal.hi, exact.hi, 0.1 * width);
+  EXPECT_EQ(rate_interval(gaps, kConfidence, 1000, 1, 0).lo, normal.lo);  // seeded
 }
 
 TEST(GpuUse, FromDcgmSeriesOfTheTelemetryBlock) {
