@@ -224,11 +224,11 @@ PromPage parse_prom_text(std::string_view text) {
 }
 
 std::pair<std::string, PromType> PromPage::family_of(std::string_view n) const {
-  if (auto it = types.find(std::string(n)); it != types.end()) return {it->first, it->second};
+  if (auto it = types.find(n); it != types.end()) return {it->first, it->second};
   for (std::string_view sfx : {"_bucket", "_sum", "_count", "_total", "_created"}) {
     if (!n.ends_with(sfx)) continue;
-    const std::string base(n.substr(0, n.size() - sfx.size()));
-    if (auto it = types.find(base); it != types.end()) return {base, it->second};
+    if (auto it = types.find(n.substr(0, n.size() - sfx.size())); it != types.end())
+      return {it->first, it->second};
   }
   return {std::string(n), PromType::untyped};
 }

@@ -31,7 +31,7 @@ struct PromSample {
 
 struct PromPage {
   std::vector<PromSample> samples;
-  std::map<std::string, PromType> types;  // family name -> `# TYPE`
+  std::map<std::string, PromType, std::less<>> types;  // family name -> `# TYPE`
   std::map<std::string, std::string> help;
   int64_t bad_lines = 0;
   std::vector<std::string> errors;  // the first few bad lines, described

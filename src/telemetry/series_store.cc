@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
+
+#include <fmt/format.h>
 
 namespace sb::telemetry {
 namespace {
@@ -40,24 +43,59 @@ SeriesStats compute_stats(std::vector<double> v) {
 }
 
 void SeriesStore::add(const SeriesMeta& meta, int64_t t_ns, double value) {
-  const std::string key = key_of(meta);
+  add(key_of(meta), meta, t_ns, value);
+}
+
+void SeriesStore::add(const std::string& key, const SeriesMeta& meta, int64_t t_ns, double value) {
+  const Series* series = nullptr;
   {
     std::lock_guard lock(mu_);
     auto [it, fresh] = series_.try_emplace(key);
-    if (fresh) it->second.meta = meta;
+    if (fresh) {
+      it->second.meta = meta;
+      it->second.jsonl_prefix = jsonl_prefix(meta);
+    }
     it->second.points.emplace_back(t_ns, value);
+    series = &it->second;
   }
-  if (sink_) sink_(meta, t_ns, value);
+  // A map's node and its prefix stay where they are; the prefix is never written again.
+  if (sink_) sink_(series->jsonl_prefix, t_ns, value);
+}
+
+std::string jsonl_prefix(const SeriesMeta& meta) {
+  const auto dump = [](const nlohmann::json& j) {
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  return "{\"key\":" + dump(SeriesStore::key_of(meta)) +
+         ",\"labels\":" + dump(labels_json(meta.labels)) + ",\"name\":" + dump(meta.name) +
+         ",\"source\":" + dump(meta.source) + ",";
+}
+
+void append_point_jsonl(std::string& out, std::string_view series_prefix, int64_t t_ns,
+                        double value) {
+  // Numbers as JSON writes them: shortest round-trip, ".0" on an integral value; null when
+  // not finite.
+  const auto number = [&out](double v) {
+    if (!std::isfinite(v)) {
+      out += "null";
+      return;
+    }
+    const size_t from = out.size();
+    fmt::format_to(std::back_inserter(out), "{}", v);
+    if (out.find_first_of(".eE", from) == std::string::npos) out += ".0";
+  };
+  out += series_prefix;
+  out += "\"t_s\":";
+  number(static_cast<double>(t_ns) / 1e9);
+  out += ",\"value\":";
+  number(value);
+  out += "}\n";
 }
 
 std::string point_jsonl(const SeriesMeta& meta, int64_t t_ns, double value) {
-  const nlohmann::json j = {{"t_s", static_cast<double>(t_ns) / 1e9},
-                            {"key", SeriesStore::key_of(meta)},
-                            {"source", meta.source},
-                            {"name", meta.name},
-                            {"labels", labels_json(meta.labels)},
-                            {"value", finite_or_null(value)}};
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
+  std::string out;
+  append_point_jsonl(out, jsonl_prefix(meta), t_ns, value);
+  return out;
 }
 
 void SeriesStore::set_histogram(const std::string& key, HistogramDelta h) {
@@ -148,7 +186,15 @@ bool SeriesStore::write_jsonl(const std::string& path) const {
     for (const auto& p : s.points) all.emplace_back(p.first, &s, p.second);
   std::stable_sort(all.begin(), all.end(),
                    [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
-  for (const auto& [t, s, v] : all) f << point_jsonl(s->meta, t, v);
+  std::string out;
+  for (const auto& [t, s, v] : all) {
+    append_point_jsonl(out, s->jsonl_prefix, t, v);
+    if (out.size() >= (size_t{1} << 20)) {
+      f << out;
+      out.clear();
+    }
+  }
+  f << out;
   return static_cast<bool>(f);
 }
 

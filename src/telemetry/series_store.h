@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -37,14 +38,17 @@ struct SeriesStats {
   double mean = 0, p50 = 0, max = 0, last = 0;
 };
 
-// Called with every point as it is added (telemetry.jsonl streamed as sampled).
-using PointSink = std::function<void(const SeriesMeta& meta, int64_t t_ns, double value)>;
+// Called with every point as it is added (telemetry.jsonl streamed as sampled), with its
+// series' line prefix (jsonl_prefix, made once per series; valid as long as the store).
+using PointSink = std::function<void(std::string_view series_prefix, int64_t t_ns, double value)>;
 
 class SeriesStore {
  public:
   // Set before the first add() (the samplers' threads read it unlocked); empty: none.
   void set_point_sink(PointSink sink) { sink_ = std::move(sink); }
   void add(const SeriesMeta& meta, int64_t t_ns, double value);
+  // The same, for a caller that has the series' key (key_of(meta)) already.
+  void add(const std::string& key, const SeriesMeta& meta, int64_t t_ns, double value);
   void set_histogram(const std::string& key, HistogramDelta h);
   size_t series_count() const;
   // Points of the series whose key is `key` (source/name{labels}); empty when unknown.
@@ -65,6 +69,7 @@ class SeriesStore {
  private:
   struct Series {
     SeriesMeta meta;
+    std::string jsonl_prefix;  // jsonl_prefix(meta)
     std::vector<std::pair<int64_t, double>> points;
   };
   PointSink sink_;
@@ -75,8 +80,13 @@ class SeriesStore {
 
 SeriesStats compute_stats(std::vector<double> values);
 
-// telemetry.jsonl's line of one point, '\n' included: {"t_s":..,"key":..,"source":..,
-// "name":..,"labels":{..},"value":..} (a non-finite value is null).
+// telemetry.jsonl's line of one point, '\n' included: {"key":..,"labels":{..},"name":..,
+// "source":..,"t_s":..,"value":..} (a non-finite value is null). Made of two parts: the
+// series' prefix, the same for each of its points (`{"key":..,"labels":{..},"name":..,
+// "source":..,`), and the point's own `"t_s":..,"value":..}\n`.
 std::string point_jsonl(const SeriesMeta& meta, int64_t t_ns, double value);
+std::string jsonl_prefix(const SeriesMeta& meta);
+void append_point_jsonl(std::string& out, std::string_view series_prefix, int64_t t_ns,
+                        double value);
 
 }  // namespace sb::telemetry

@@ -65,22 +65,30 @@ bool PageIngest::admit(const std::string& key) {
 void PageIngest::ingest(const PromPage& page, int64_t t_ns, SeriesStore& store) {
   std::map<std::string, Hist> seen;         // histograms of this page
   std::unordered_set<std::string> dropped;  // this page's series beyond the cap
+  // The lines of one histogram (its buckets, _sum and _count) come together and share the
+  // family and the labels but `le`: such a line reuses the key, admission and entry of the
+  // line before it instead of making them again.
+  std::string prev_family;
+  Labels prev_base;
+  Hist* prev = nullptr;  // nullptr: the line before was no histogram's, or was dropped
   for (const PromSample& s : page.samples) {
     const auto [family, type] = page.family_of(s.name);
-    const KnownMetric* known = known_metric(s.name);
-    SeriesMeta m{
-        source_, s.name, s.labels, known ? known->report_name : "", known ? known->unit : "",
-        "gauge"};
     if (type == PromType::histogram) {
-      const bool bucket = s.name == family + "_bucket";
-      const Labels base = bucket ? without(s.labels, "le") : s.labels;
-      const std::string hkey = series_key(family, base);
-      if (!admit(source_ + "/" + hkey)) {
-        dropped.insert(hkey);
-        continue;
+      const bool bucket = s.name.size() == family.size() + 7 && s.name.ends_with("_bucket");
+      Labels base = bucket ? without(s.labels, "le") : s.labels;
+      if (!prev || family != prev_family || base != prev_base) {
+        const std::string hkey = series_key(family, base);
+        prev = nullptr;
+        if (!admit(source_ + "/" + hkey)) {
+          dropped.insert(hkey);
+          continue;
+        }
+        prev = &seen[hkey];
+        prev->meta = SeriesMeta{source_, family, base, "", "", "histogram"};
+        prev_family = family;
+        prev_base = std::move(base);
       }
-      Hist& h = seen[hkey];
-      h.meta = SeriesMeta{source_, family, base, "", "", "histogram"};
+      Hist& h = *prev;
       if (bucket) {
         const double le = parse_le(label(s.labels, "le"));
         if (!std::isnan(le)) h.last[le] = s.value;
@@ -91,6 +99,11 @@ void PageIngest::ingest(const PromPage& page, int64_t t_ns, SeriesStore& store) 
       }
       continue;
     }
+    prev = nullptr;
+    const KnownMetric* known = known_metric(s.name);
+    SeriesMeta m{
+        source_, s.name, s.labels, known ? known->report_name : "", known ? known->unit : "",
+        "gauge"};
     const std::string key = SeriesStore::key_of(m);
     if (!admit(key)) {
       dropped.insert(key);
@@ -103,12 +116,12 @@ void PageIngest::ingest(const PromPage& page, int64_t t_ns, SeriesStore& store) 
       auto it = counters_.find(key);
       if (it != counters_.end() && t_ns > it->second.first && s.value >= it->second.second) {
         const double dt = static_cast<double>(t_ns - it->second.first) / 1e9;
-        store.add(m, t_ns, (s.value - it->second.second) / dt);
+        store.add(key, m, t_ns, (s.value - it->second.second) / dt);
       }
       counters_[key] = {t_ns, s.value};
       continue;
     }
-    store.add(m, t_ns, s.value);  // gauge, untyped, summary quantile
+    store.add(key, m, t_ns, s.value);  // gauge, untyped, summary quantile
   }
   dropped_series_ = std::max(dropped_series_, dropped.size());
   for (auto& [key, h] : seen) {

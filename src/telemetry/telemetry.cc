@@ -60,7 +60,7 @@ void Telemetry::stream_to(std::unique_ptr<JsonlStream> stream) {
   stream_ = std::move(stream);
   JsonlStream* out = stream_.get();
   store_.set_point_sink(
-      [out](const SeriesMeta& m, int64_t t_ns, double v) { out->append(m, t_ns, v); });
+      [out](std::string_view prefix, int64_t t_ns, double v) { out->append(prefix, t_ns, v); });
 }
 
 void Telemetry::loop(Sleeper& sleeper, const std::function<void(int64_t)>& tick) {

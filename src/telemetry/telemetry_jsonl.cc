@@ -10,10 +10,9 @@
 
 namespace sb::telemetry {
 
-void JsonlStream::append(const SeriesMeta& meta, int64_t t_ns, double value) {
-  std::string line = point_jsonl(meta, t_ns, value);
+void JsonlStream::append(std::string_view series_prefix, int64_t t_ns, double value) {
   std::lock_guard lock(mu_);
-  if (!closed_) buffer_ += line;
+  if (!closed_) append_point_jsonl(buffer_, series_prefix, t_ns, value);
 }
 
 void JsonlStream::flush() {

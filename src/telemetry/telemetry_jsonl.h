@@ -5,9 +5,9 @@
 // Contract:
 //   - It writes to a descriptor the caller opened (plan/run_telemetry: results::
 //     open_output_file, no symbolic link followed) and closes it in close().
-//   - append() may be called from any sampler thread: it formats the point's line
-//     (point_jsonl, the format SeriesStore::write_jsonl writes) and adds it to a buffer under
-//     a short lock, no I/O.
+//   - append() may be called from any sampler thread: it formats the point's line (the
+//     series' prefix and append_point_jsonl: the format SeriesStore::write_jsonl writes) into
+//     a buffer under a short lock, no I/O.
 //   - flush() writes the buffer with write(2), whole lines only; each sampler calls it after
 //     its tick, so a kill -9 loses at most the samples of the ticks in progress. The kernel
 //     keeps what was written when the process dies; no fsync (a power loss is not covered).
@@ -30,7 +30,7 @@ class JsonlStream {
   JsonlStream(const JsonlStream&) = delete;
   JsonlStream& operator=(const JsonlStream&) = delete;
 
-  void append(const SeriesMeta& meta, int64_t t_ns, double value);
+  void append(std::string_view series_prefix, int64_t t_ns, double value);
   void flush();
   void close();
 

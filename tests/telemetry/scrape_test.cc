@@ -1,7 +1,11 @@
 // Server /metrics scraping: ingestion rules on literal pages, real exposition output from
 // Debian's prometheus-node-exporter and prometheus, the simulator's page, and bad URLs.
+#include <unistd.h>
+
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -57,6 +61,44 @@ TEST(PageIngest, GaugesCountersHistograms) {
   for (const auto& s : js)
     if (s["name"] == "vllm:num_requests_waiting") named = s["report_name"] == "queue depth";
   EXPECT_TRUE(named);
+}
+
+TEST(SeriesStore, ItsJsonlLinesAreOneJsonObjectPerPointWithTheSeriesFields) {
+  // Each series' fixed part is made once; the lines must still be whole JSON objects with
+  // the series' key, labels (escaped), name, source, time and value (null when not finite).
+  SeriesStore store;
+  std::string streamed;
+  store.set_point_sink([&](std::string_view prefix, int64_t t_ns, double v) {
+    append_point_jsonl(streamed, prefix, t_ns, v);
+  });
+  const SeriesMeta m{"server", "q", {{"model", "a \"b\"\\c"}}, "", "", "gauge"};
+  store.add(m, 0, 4);
+  store.add(m, 1'500'000'000, 2.25);
+  store.add(m, 2'000'000'000, std::nan(""));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("sb_series_jsonl_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(store.write_jsonl((dir / "t.jsonl").string()));
+  std::ifstream in(dir / "t.jsonl");
+  const std::string written((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(written, streamed);  // the stream and the store write the same lines
+  std::istringstream lines(written);
+  std::vector<nlohmann::json> points;
+  for (std::string line; std::getline(lines, line);) points.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[0]["key"], SeriesStore::key_of(m));
+  EXPECT_EQ(points[0]["labels"]["model"], "a \"b\"\\c");
+  EXPECT_EQ(points[0]["name"], "q");
+  EXPECT_EQ(points[0]["source"], "server");
+  EXPECT_TRUE(points[0]["value"].is_number_float());  // 4 is written 4.0, as JSON numbers were
+  EXPECT_EQ(points[0]["value"].get<double>(), 4);
+  EXPECT_EQ(points[1]["t_s"].get<double>(), 1.5);
+  EXPECT_EQ(points[1]["value"].get<double>(), 2.25);
+  EXPECT_TRUE(points[2]["value"].is_null());
+  const size_t second = written.find('\n') + 1;
+  EXPECT_EQ(written.substr(second, written.find('\n', second) + 1 - second),
+            point_jsonl(m, 1'500'000'000, 2.25));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(RealExposition, NodeExporterPage) {

@@ -152,12 +152,13 @@ TEST_F(TelemetryStream, EachTicksSamplesAreOnDiskBeforeTheNextTick) {
 
 TEST_F(TelemetryStream, AppendAfterCloseIsIgnoredAndAWriteErrorIsKept) {
   JsonlStream s(::open("/dev/full", O_WRONLY | O_CLOEXEC), "/dev/full");
-  s.append(SeriesMeta{"host", "x", {}, "", "", "gauge"}, 0, 1.0);
+  const std::string prefix = jsonl_prefix(SeriesMeta{"host", "x", {}, "", "", "gauge"});
+  s.append(prefix, 0, 1.0);
   s.flush();
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.error().find("/dev/full"), std::string::npos) << s.error();
   s.close();
-  s.append(SeriesMeta{"host", "x", {}, "", "", "gauge"}, 1, 2.0);
+  s.append(prefix, 1, 2.0);
   EXPECT_EQ(s.lines_written(), 0);
 }
 
