@@ -148,17 +148,21 @@ bool parse_prom_line(std::string_view line, PromPage& page) {
       ++i;
       std::string value;
       bool closed = false;
-      while (i < line.size()) {
+      while (i < line.size()) {  // runs of plain bytes at once, up to a quote or a backslash
+        const size_t stop = std::min(line.find_first_of("\"\\", i), line.size());
+        value.append(line.substr(i, stop - i));
+        i = stop;
+        if (i == line.size()) break;
         const char c = line[i++];
         if (c == '"') {
           closed = true;
           break;
         }
-        if (c == '\\' && i < line.size()) {
+        if (i < line.size()) {
           const char e = line[i++];
           value += e == 'n' ? '\n' : e;  // \\ -> \, \" -> ", \n -> newline
         } else {
-          value += c;
+          value += c;  // a backslash that ends the line: the value is unterminated
         }
       }
       if (!closed) return bad(page, line, "unterminated label value");
