@@ -40,15 +40,10 @@ struct Samples {
 Samples samples_of(const RunData& run) {
   Samples s;
   s.rs = &run.samples;
-  int64_t prev = run.samples.first_send_ns;
-  s.gap_s.reserve(run.samples.completions.size());
+  s.gap_s = run.samples.completion_gaps_s();
   s.tokens.reserve(run.samples.completions.size());
-  for (const RequestSamples::Completion& c : run.samples.completions) {
-    const int64_t from = prev == metrics::kNoTime ? c.t_end_ns : prev;
-    s.gap_s.push_back(static_cast<double>(std::max<int64_t>(0, c.t_end_ns - from)) / 1e9);
+  for (const RequestSamples::Completion& c : run.samples.completions)
     s.tokens.push_back(static_cast<double>(c.output_tokens));
-    prev = c.t_end_ns;
-  }
   return s;
 }
 

@@ -12,6 +12,18 @@ std::vector<quality::RunOutput> RequestSamples::output_views() const {
   return out;
 }
 
+std::vector<double> RequestSamples::completion_gaps_s() const {
+  std::vector<double> gaps;
+  gaps.reserve(completions.size());
+  int64_t prev = first_send_ns;
+  for (const Completion& c : completions) {
+    const int64_t from = prev == metrics::kNoTime ? c.t_end_ns : prev;
+    gaps.push_back(static_cast<double>(std::max<int64_t>(0, c.t_end_ns - from)) / 1e9);
+    prev = c.t_end_ns;
+  }
+  return gaps;
+}
+
 void RequestSamples::add(const metrics::RequestRecord& r, bool keep_outputs) {
   if (r.warmup) return;
   ++measured;

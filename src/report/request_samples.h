@@ -44,6 +44,9 @@ struct RequestSamples {
   std::vector<Output> outputs;
 
   size_t itl_requests() const { return itl_begin.size() - 1; }
+  // Per completion, in t_end order, the seconds since the one before (the first: since the first
+  // send, or 0 without one): what a throughput's interval resamples.
+  std::vector<double> completion_gaps_s() const;
   // Views of `outputs` for quality::compute_agreement (valid while this object lives).
   std::vector<quality::RunOutput> output_views() const;
 

@@ -183,14 +183,7 @@ Estimate throughput_rps(const RunData& run) {
   if (!run.has_requests || !e.value) return e;
   const RequestSamples& rs = run.samples;
   if (rs.completions.size() < 2 || rs.first_send_ns == metrics::kNoTime) return e;
-  std::vector<double> gaps;
-  gaps.reserve(rs.completions.size());
-  int64_t prev = rs.first_send_ns;
-  for (const RequestSamples::Completion& c : rs.completions) {
-    gaps.push_back(static_cast<double>(std::max<int64_t>(0, c.t_end_ns - prev)) / 1e9);
-    prev = c.t_end_ns;
-  }
-  e.ci = rate_interval(gaps);
+  e.ci = rate_interval(rs.completion_gaps_s());
   return e;
 }
 

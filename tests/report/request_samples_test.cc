@@ -57,6 +57,11 @@ TEST(RequestSamples, KeepsTheMeasuredOkRequestsMetricsAndTheirGapsPerRequest) {
   EXPECT_EQ(s.completions[0].t_end_ns, 40'000'000);
   EXPECT_EQ(s.completions[1].t_end_ns, 90'000'000);
   EXPECT_EQ(s.completions[2].output_tokens, 4);
+  const std::vector<double> gaps = s.completion_gaps_s();  // from the first send, 5 ms
+  ASSERT_EQ(gaps.size(), 3u);
+  EXPECT_DOUBLE_EQ(gaps[0], 0.035);
+  EXPECT_DOUBLE_EQ(gaps[1], 0.050);
+  EXPECT_DOUBLE_EQ(gaps[2], 0.010);
   ASSERT_EQ(s.outputs.size(), 4u);  // measured ones, failed included (reported unpaired)
   EXPECT_FALSE(s.outputs[1].ok);
   EXPECT_EQ(s.output_views()[0].text, "text 1");
