@@ -38,8 +38,7 @@ SaturationResult search_saturation(double start, const SaturationOptions& o,
       levels.push_back(l);
   }
   r.stop_reason = "max_level";
-  const LevelMeasure* prev = nullptr;  // the last sustained level measured
-  r.points.reserve(levels.size());     // `prev` points into it
+  std::optional<LevelMeasure> prev;  // the last sustained level measured
   for (size_t i = 0; i < levels.size(); ++i) {
     const auto m = measure(levels[i]);
     if (!m) {
@@ -66,7 +65,7 @@ SaturationResult search_saturation(double start, const SaturationOptions& o,
       r.stop_reason = "saturated";
       break;
     }
-    prev = &r.points.back();
+    prev = *m;
   }
   finish(r, o.max_error_rate);
   return r;

@@ -92,12 +92,6 @@ void append_point_jsonl(std::string& out, std::string_view series_prefix, int64_
   out += "}\n";
 }
 
-std::string point_jsonl(const SeriesMeta& meta, int64_t t_ns, double value) {
-  std::string out;
-  append_point_jsonl(out, jsonl_prefix(meta), t_ns, value);
-  return out;
-}
-
 void SeriesStore::set_histogram(const std::string& key, HistogramDelta h) {
   std::lock_guard lock(mu_);
   histograms_[key] = std::move(h);

@@ -60,7 +60,7 @@ class SeriesStore {
   //   points: [[t_s, v], ...] (only for named series and at most max_points, evenly thinned)}]
   nlohmann::json series_json(size_t max_points = 600) const;
   nlohmann::json histograms_json() const;
-  // One line per point (point_jsonl), in time order. Returns false when the file cannot be
+  // One line per point (append_point_jsonl), in time order. Returns false when the file cannot be
   // written.
   bool write_jsonl(const std::string& path) const;
 
@@ -83,8 +83,7 @@ SeriesStats compute_stats(std::vector<double> values);
 // telemetry.jsonl's line of one point, '\n' included: {"key":..,"labels":{..},"name":..,
 // "source":..,"t_s":..,"value":..} (a non-finite value is null). Made of two parts: the
 // series' prefix, the same for each of its points (`{"key":..,"labels":{..},"name":..,
-// "source":..,`), and the point's own `"t_s":..,"value":..}\n`.
-std::string point_jsonl(const SeriesMeta& meta, int64_t t_ns, double value);
+// "source":..,`), and the point's own `"t_s":..,"value":..}\n` (append_point_jsonl).
 std::string jsonl_prefix(const SeriesMeta& meta);
 void append_point_jsonl(std::string& out, std::string_view series_prefix, int64_t t_ns,
                         double value);

@@ -96,8 +96,9 @@ TEST(SeriesStore, ItsJsonlLinesAreOneJsonObjectPerPointWithTheSeriesFields) {
   EXPECT_EQ(points[1]["value"].get<double>(), 2.25);
   EXPECT_TRUE(points[2]["value"].is_null());
   const size_t second = written.find('\n') + 1;
-  EXPECT_EQ(written.substr(second, written.find('\n', second) + 1 - second),
-            point_jsonl(m, 1'500'000'000, 2.25));
+  std::string one;
+  append_point_jsonl(one, jsonl_prefix(m), 1'500'000'000, 2.25);
+  EXPECT_EQ(written.substr(second, written.find('\n', second) + 1 - second), one);
   std::filesystem::remove_all(dir);
 }
 
