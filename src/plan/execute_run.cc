@@ -209,9 +209,9 @@ namespace {
 
 // The predicted run of `spec` (RunSpec::predict): its simulators' configs in virtual time.
 // `e` is resolved against placeholder addresses, one per replica (nothing listens on them).
-// The simulators' /metrics pages, rendered every telemetry interval of model time, go through
-// the live scrape's ingestion into telemetry.jsonl and `*telemetry` (as a live run's server
-// telemetry; no GPU or host is sampled).
+// The simulators' /metrics pages, made every telemetry interval of model time (as data: what
+// parsing the live page gives, sim/metrics.h), go through the live scrape's ingestion into
+// telemetry.jsonl and `*telemetry` (as a live run's server telemetry; no GPU or host is sampled).
 engine::RunResult predict_run(const RunSpec& spec, const engine::EngineConfig& e,
                               results::RequestLog& log, const std::atomic<bool>* stop,
                               nlohmann::json* telemetry) {
@@ -228,8 +228,8 @@ engine::RunResult predict_run(const RunSpec& spec, const engine::EngineConfig& e
   hooks.keep_records = false;
   hooks.stop = stop;
   hooks.sample_interval = spec.telemetry.samplers.interval;
-  hooks.on_sample = [&](size_t i, int64_t t_ns, const std::string& page) {
-    ingest[i].ingest(telemetry::parse_prom_text(page), t_ns, store);
+  hooks.on_sample = [&](size_t i, int64_t t_ns, const PromPage& page) {
+    ingest[i].ingest(page, t_ns, store);
     ++samples[i];
   };
   engine::RunResult result = predict::run_virtual(e, replicas, hooks);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/prom_page.h"
 #include "config/engine_config.h"
 #include "engine/engine.h"
 #include "sim/config.h"
@@ -26,9 +27,9 @@ struct VirtualHooks {
   const std::atomic<bool>* stop = nullptr;  // set: no more requests are issued
   // Telemetry in virtual time: at run start + k * sample_interval (and once at the end), each
   // server's /metrics page as the live simulator renders it from the same state (replica index,
-  // ns since run start, the page text). 0: no samples.
+  // ns since run start, the page as the live scrape would parse it). 0: no samples.
   Nanos sample_interval{0};
-  std::function<void(size_t replica, int64_t t_ns, const std::string& page)> on_sample;
+  std::function<void(size_t replica, int64_t t_ns, const PromPage& page)> on_sample;
 };
 
 // Runs `config` against one VirtualServer per entry of `replicas` (at least one).

@@ -49,9 +49,12 @@ class VirtualServer {
   // a closed loop hitting a full queue moves on in virtual time instead of spinning.
   Nanos rejection_delay() const;
 
-  // The live simulator's GET /metrics page at `now` (sim/metrics.h), from this server's state:
-  // what a telemetry scrape of the live server would read.
-  std::string metrics_page(TimePoint now) { return metrics_.render(sched_.stats(), now); }
+  // The live simulator's GET /metrics page at `now` (sim/metrics.h), from this server's state,
+  // as data: what a telemetry scrape of the live server would parse. Valid until the next call.
+  const PromPage& metrics_page(TimePoint now) {
+    metrics_.fill_page(sched_.stats(), now, page_);
+    return page_;
+  }
   // A request ended (as the live server counts it on /metrics); times in seconds.
   void observe(bool success, double duration_s, double ttft_s, int64_t prompt_tokens,
                int64_t output_tokens) {
@@ -63,6 +66,7 @@ class VirtualServer {
   sim::ApiKind api_;
   sim::Scheduler sched_;
   sim::SimMetrics metrics_;
+  PromPage page_;  // refilled by metrics_page
 };
 
 }  // namespace sb::predict

@@ -5,8 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "common/prom_histogram.h"
-
 namespace sb::sim {
 
 void SimMetrics::Histogram::observe(double v) {
@@ -15,15 +13,11 @@ void SimMetrics::Histogram::observe(double v) {
   sum += v;
 }
 
-void SimMetrics::Histogram::render(std::string& out, std::string_view name,
-                                   std::string_view labels) const {
-  append_prom_histogram(out, name, labels, bounds, counts, sum);
-}
-
 SimMetrics::SimMetrics(const SimConfig& c, TimePoint start) : cfg_(c), cost_(c) {
   auto make = [](std::vector<double> b) {
     Histogram h;
     h.counts.assign(b.size() + 1, 0);
+    for (double bound : b) h.le_texts.push_back(fmt::format("{}", bound));
     h.bounds = std::move(b);
     return h;
   };
@@ -39,6 +33,13 @@ SimMetrics::SimMetrics(const SimConfig& c, TimePoint start) : cfg_(c), cost_(c) 
   vllm_queue_ = vllm_prefill_ = vllm_decode_ = vllm_inference_ = make(phase);
   tgi_queue_ = tgi_inference_ = make(tgi_duration_.bounds);
   start_ = last_scrape_ = start;
+  failure_labels_ = {{"err", "generation"}};
+  model_labels_ = {{"model_name", cfg_.model.name}};
+  gpu_labels_ = {{"gpu", "0"},
+                 {"UUID", "GPU-00000000-0000-0000-0000-000000000000"},
+                 {"device", "nvidia0"},
+                 {"modelName", cfg_.gpu.name},
+                 {"Hostname", "servebench-sim"}};
 }
 
 void SimMetrics::observe_phases(double queue_s, double prefill_s, double decode_s) {
@@ -66,6 +67,12 @@ void SimMetrics::observe_request(bool success, double duration_s, double ttft_s,
 }
 
 std::string SimMetrics::render(const SchedStats& s, TimePoint now) {
+  PromPage page;
+  fill_page(s, now, page);
+  return prom_text_of(page);
+}
+
+void SimMetrics::fill_page(const SchedStats& s, TimePoint now, PromPage& page) {
   std::lock_guard lock(mu_);
   // GPU utilisation: the fraction of wall time the engine spent in steps since the last scrape.
   Nanos wall = now - last_scrape_;
@@ -86,73 +93,55 @@ std::string SimMetrics::render(const SchedStats& s, TimePoint now) {
   double kv_perc = s.kv_capacity_tokens > 0 ? static_cast<double>(s.kv_used_tokens) /
                                                   static_cast<double>(s.kv_capacity_tokens)
                                             : 0.0;
-  std::string out;
-  out.reserve(8192);
-  std::string model = fmt::format("model_name=\"{}\"", cfg_.model.name);
-  out += "# TYPE tgi_queue_size gauge\n";
-  out += fmt::format("tgi_queue_size {}\n", s.waiting);
-  out += "# TYPE tgi_batch_current_size gauge\n";
-  out += fmt::format("tgi_batch_current_size {}\n", s.running);
-  out += "# TYPE tgi_batch_current_max_tokens gauge\n";
-  out += fmt::format("tgi_batch_current_max_tokens {}\n", s.batch_max_tokens);
-  out += "# TYPE tgi_request_count counter\n";
-  out += fmt::format("tgi_request_count {}\n", requests_);
-  out += "# TYPE tgi_request_success counter\n";
-  out += fmt::format("tgi_request_success {}\n", success_);
-  out += "# TYPE tgi_request_failure counter\n";
-  out += fmt::format("tgi_request_failure{{err=\"generation\"}} {}\n", failures_);
-  out += "# TYPE tgi_request_duration histogram\n";
-  tgi_duration_.render(out, "tgi_request_duration", "");
-  out += "# TYPE tgi_request_queue_duration histogram\n";
-  tgi_queue_.render(out, "tgi_request_queue_duration", "");
-  out += "# TYPE tgi_request_inference_duration histogram\n";
-  tgi_inference_.render(out, "tgi_request_inference_duration", "");
-  out += "# HELP vllm:num_requests_running Number of requests currently running on GPU.\n";
-  out += "# TYPE vllm:num_requests_running gauge\n";
-  out += fmt::format("vllm:num_requests_running{{{}}} {}\n", model, s.running);
-  out += "# HELP vllm:num_requests_waiting Number of requests waiting to be processed.\n";
-  out += "# TYPE vllm:num_requests_waiting gauge\n";
-  out += fmt::format("vllm:num_requests_waiting{{{}}} {}\n", model, s.waiting);
-  out += "# HELP vllm:kv_cache_usage_perc KV-cache usage. 1 means 100 percent usage.\n";
-  out += "# TYPE vllm:kv_cache_usage_perc gauge\n";
-  out += fmt::format("vllm:kv_cache_usage_perc{{{}}} {}\n", model, kv_perc);
-  out += "# TYPE vllm:gpu_cache_usage_perc gauge\n";
-  out += fmt::format("vllm:gpu_cache_usage_perc{{{}}} {}\n", model, kv_perc);
-  out += "# TYPE vllm:prompt_tokens_total counter\n";
-  out += fmt::format("vllm:prompt_tokens_total{{{}}} {}\n", model, prompt_tokens_);
-  out += "# TYPE vllm:generation_tokens_total counter\n";
-  out += fmt::format("vllm:generation_tokens_total{{{}}} {}\n", model, generation_tokens_);
-  out += "# TYPE vllm:time_to_first_token_seconds histogram\n";
-  vllm_ttft_.render(out, "vllm:time_to_first_token_seconds", model);
-  out += "# TYPE vllm:e2e_request_latency_seconds histogram\n";
-  vllm_e2e_.render(out, "vllm:e2e_request_latency_seconds", model);
-  for (const auto& [h, name] : {std::pair{&vllm_queue_, "vllm:request_queue_time_seconds"},
-                                {&vllm_prefill_, "vllm:request_prefill_time_seconds"},
-                                {&vllm_decode_, "vllm:request_decode_time_seconds"},
-                                {&vllm_inference_, "vllm:request_inference_time_seconds"}}) {
-    out += fmt::format("# TYPE {} histogram\n", name);
-    h->render(out, name, model);
-  }
-  std::string gpu = fmt::format(
-      "gpu=\"0\",UUID=\"GPU-00000000-0000-0000-0000-000000000000\",device=\"nvidia0\","
-      "modelName=\"{}\",Hostname=\"servebench-sim\"",
-      cfg_.gpu.name);
-  out += "# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %).\n# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n";
-  out += fmt::format("DCGM_FI_DEV_GPU_UTIL{{{}}} {}\n", gpu, std::lround(util * 100));
-  out +=
-      "# HELP DCGM_FI_DEV_FB_USED Framebuffer memory used (in MiB).\n# TYPE DCGM_FI_DEV_FB_USED "
-      "gauge\n";
-  out += fmt::format("DCGM_FI_DEV_FB_USED{{{}}} {}\n", gpu, std::llround(fb_bytes / 1048576.0));
-  out +=
-      "# HELP DCGM_FI_DEV_POWER_USAGE Power draw (in W).\n# TYPE DCGM_FI_DEV_POWER_USAGE gauge\n";
-  out += fmt::format("DCGM_FI_DEV_POWER_USAGE{{{}}} {:.3f}\n", gpu,
-                     cfg_.gpu.idle_power_w + (cfg_.gpu.max_power_w - cfg_.gpu.idle_power_w) * util);
-  out +=
-      "# HELP DCGM_FI_DEV_MEM_COPY_UTIL Memory utilization (in %).\n# TYPE "
-      "DCGM_FI_DEV_MEM_COPY_UTIL gauge\n";
-  out += fmt::format("DCGM_FI_DEV_MEM_COPY_UTIL{{{}}} {}\n", gpu,
-                     std::lround(util * cfg_.gpu.bandwidth_efficiency * 100));
-  return out;
+  const auto d = [](auto v) { return static_cast<double>(v); };
+  const Labels none;
+  PromPageFill p(page);
+  const auto gauge = [&](std::string_view name, const Labels& labels, double v,
+                         std::string_view help = {}) {
+    p.family(name, PromType::gauge, help);
+    p.sample(name, labels, v);
+  };
+  const auto histogram = [&](std::string_view name, const Histogram& h, const Labels& labels) {
+    p.family(name, PromType::histogram);
+    p.histogram(name, labels, h.le_texts, h.counts, h.sum);
+  };
+  gauge("tgi_queue_size", none, d(s.waiting));
+  gauge("tgi_batch_current_size", none, d(s.running));
+  gauge("tgi_batch_current_max_tokens", none, d(s.batch_max_tokens));
+  p.family("tgi_request_count", PromType::counter);
+  p.sample("tgi_request_count", none, d(requests_));
+  p.family("tgi_request_success", PromType::counter);
+  p.sample("tgi_request_success", none, d(success_));
+  p.family("tgi_request_failure", PromType::counter);
+  p.sample("tgi_request_failure", failure_labels_, d(failures_));
+  histogram("tgi_request_duration", tgi_duration_, none);
+  histogram("tgi_request_queue_duration", tgi_queue_, none);
+  histogram("tgi_request_inference_duration", tgi_inference_, none);
+  gauge("vllm:num_requests_running", model_labels_, d(s.running),
+        "Number of requests currently running on GPU.");
+  gauge("vllm:num_requests_waiting", model_labels_, d(s.waiting),
+        "Number of requests waiting to be processed.");
+  gauge("vllm:kv_cache_usage_perc", model_labels_, kv_perc,
+        "KV-cache usage. 1 means 100 percent usage.");
+  gauge("vllm:gpu_cache_usage_perc", model_labels_, kv_perc);
+  p.family("vllm:prompt_tokens_total", PromType::counter);
+  p.sample("vllm:prompt_tokens_total", model_labels_, d(prompt_tokens_));
+  p.family("vllm:generation_tokens_total", PromType::counter);
+  p.sample("vllm:generation_tokens_total", model_labels_, d(generation_tokens_));
+  histogram("vllm:time_to_first_token_seconds", vllm_ttft_, model_labels_);
+  histogram("vllm:e2e_request_latency_seconds", vllm_e2e_, model_labels_);
+  histogram("vllm:request_queue_time_seconds", vllm_queue_, model_labels_);
+  histogram("vllm:request_prefill_time_seconds", vllm_prefill_, model_labels_);
+  histogram("vllm:request_decode_time_seconds", vllm_decode_, model_labels_);
+  histogram("vllm:request_inference_time_seconds", vllm_inference_, model_labels_);
+  gauge("DCGM_FI_DEV_GPU_UTIL", gpu_labels_, d(std::lround(util * 100)), "GPU utilization (in %).");
+  gauge("DCGM_FI_DEV_FB_USED", gpu_labels_, d(std::llround(fb_bytes / 1048576.0)),
+        "Framebuffer memory used (in MiB).");
+  gauge("DCGM_FI_DEV_POWER_USAGE", gpu_labels_,
+        cfg_.gpu.idle_power_w + (cfg_.gpu.max_power_w - cfg_.gpu.idle_power_w) * util,
+        "Power draw (in W).");
+  gauge("DCGM_FI_DEV_MEM_COPY_UTIL", gpu_labels_,
+        d(std::lround(util * cfg_.gpu.bandwidth_efficiency * 100)), "Memory utilization (in %).");
 }
 
 }  // namespace sb::sim

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/prom_page.h"
 #include "sim/config.h"
 #include "sim/cost_model.h"
 #include "sim/scheduler.h"
@@ -28,16 +29,20 @@ class SimMetrics {
   // token. On /metrics as vLLM's request_{queue,prefill,decode,inference}_time_seconds and
   // TGI's tgi_request_{queue,inference}_duration histograms.
   void observe_phases(double queue_s, double prefill_s, double decode_s);
-  // Renders the exposition from the engine's state at `now`.
+  // The exposition from the engine's state at `now`, as data: refills `page` in place (a page
+  // refilled every sample of a virtual run allocates nothing once warm). Each call is a scrape:
+  // GPU utilisation counts the engine's busy time since the call before.
+  void fill_page(const SchedStats& s, TimePoint now, PromPage& page);
+  // The same page as text (prom_text_of).
   std::string render(const SchedStats& s, TimePoint now);
 
  private:
   struct Histogram {
     std::vector<double> bounds;
-    std::vector<uint64_t> counts;  // per bucket, non-cumulative; last = +Inf
+    std::vector<uint64_t> counts;       // per bucket, non-cumulative; last = +Inf
+    std::vector<std::string> le_texts;  // the bounds as the page's `le` values
     double sum = 0;
     void observe(double v);
-    void render(std::string& out, std::string_view name, std::string_view labels) const;
   };
   SimConfig cfg_;
   CostModel cost_;
@@ -46,6 +51,7 @@ class SimMetrics {
   int64_t prompt_tokens_ = 0, generation_tokens_ = 0;
   Histogram tgi_duration_, vllm_ttft_, vllm_e2e_;
   Histogram vllm_queue_, vllm_prefill_, vllm_decode_, vllm_inference_, tgi_queue_, tgi_inference_;
+  Labels failure_labels_, model_labels_, gpu_labels_;
   TimePoint start_, last_scrape_;
   Nanos last_busy_{0};
 };

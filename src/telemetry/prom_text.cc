@@ -80,27 +80,6 @@ std::optional<PromType> type_from(std::string_view t) {
 
 }  // namespace
 
-std::string_view to_string(PromType t) {
-  switch (t) {
-    case PromType::counter:
-      return "counter";
-    case PromType::gauge:
-      return "gauge";
-    case PromType::histogram:
-      return "histogram";
-    case PromType::summary:
-      return "summary";
-    case PromType::untyped:
-      break;
-  }
-  return "untyped";
-}
-
-bool PromSample::operator==(const PromSample& o) const {
-  const bool same_value = value == o.value || (std::isnan(value) && std::isnan(o.value));
-  return name == o.name && labels == o.labels && same_value && timestamp_ms == o.timestamp_ms;
-}
-
 bool parse_prom_line(std::string_view line, PromPage& page) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   size_t i = 0;
@@ -225,63 +204,6 @@ PromPage parse_prom_text(std::string_view text) {
   p.feed(text);
   p.finish();
   return p.take();
-}
-
-std::pair<std::string, PromType> PromPage::family_of(std::string_view n) const {
-  if (auto it = types.find(n); it != types.end()) return {it->first, it->second};
-  for (std::string_view sfx : {"_bucket", "_sum", "_count", "_total", "_created"}) {
-    if (!n.ends_with(sfx)) continue;
-    if (auto it = types.find(n.substr(0, n.size() - sfx.size())); it != types.end())
-      return {it->first, it->second};
-  }
-  return {std::string(n), PromType::untyped};
-}
-
-const PromSample* PromPage::find(std::string_view name, const Labels& want) const {
-  for (const PromSample& s : samples) {
-    if (s.name != name) continue;
-    const bool all = std::all_of(want.begin(), want.end(), [&](const auto& kv) {
-      return std::find(s.labels.begin(), s.labels.end(), kv) != s.labels.end();
-    });
-    if (all) return &s;
-  }
-  return nullptr;
-}
-
-std::string_view label(const Labels& labels, std::string_view name) {
-  for (const auto& [k, v] : labels)
-    if (k == name) return v;
-  return {};
-}
-
-void append_escaped_label(std::string& out, std::string_view value) {
-  for (char c : value) {
-    if (c == '\\')
-      out += "\\\\";
-    else if (c == '"')
-      out += "\\\"";
-    else if (c == '\n')
-      out += "\\n";
-    else
-      out += c;
-  }
-}
-
-std::string series_key(std::string_view name, const Labels& labels) {
-  std::string out(name);
-  if (labels.empty()) return out;
-  Labels sorted = labels;
-  std::sort(sorted.begin(), sorted.end());
-  out += '{';
-  for (size_t i = 0; i < sorted.size(); ++i) {
-    if (i) out += ',';
-    out += sorted[i].first;
-    out += "=\"";
-    append_escaped_label(out, sorted[i].second);
-    out += '"';
-  }
-  out += '}';
-  return out;
 }
 
 }  // namespace sb::telemetry

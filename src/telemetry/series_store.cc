@@ -92,9 +92,16 @@ void append_point_jsonl(std::string& out, std::string_view series_prefix, int64_
   out += "}\n";
 }
 
-void SeriesStore::set_histogram(const std::string& key, HistogramDelta h) {
+void SeriesStore::set_histogram(const std::string& key, const SeriesMeta& meta,
+                                std::span<const std::pair<double, double>> buckets, double count,
+                                double sum) {
   std::lock_guard lock(mu_);
-  histograms_[key] = std::move(h);
+  auto [it, fresh] = histograms_.try_emplace(key);
+  HistogramDelta& h = it->second;
+  if (fresh) h.meta = meta;
+  h.buckets.assign(buckets.begin(), buckets.end());
+  h.count = count;
+  h.sum = sum;
 }
 
 size_t SeriesStore::series_count() const {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,7 +50,9 @@ class SeriesStore {
   void add(const SeriesMeta& meta, int64_t t_ns, double value);
   // The same, for a caller that has the series' key (key_of(meta)) already.
   void add(const std::string& key, const SeriesMeta& meta, int64_t t_ns, double value);
-  void set_histogram(const std::string& key, HistogramDelta h);
+  // The histogram `key`'s deltas so far (replacing the last ones; meta is taken the first time).
+  void set_histogram(const std::string& key, const SeriesMeta& meta,
+                     std::span<const std::pair<double, double>> buckets, double count, double sum);
   size_t series_count() const;
   // Points of the series whose key is `key` (source/name{labels}); empty when unknown.
   std::vector<std::pair<int64_t, double>> points(const std::string& key) const;

@@ -62,89 +62,123 @@ bool PageIngest::admit(const std::string& key) {
   return true;
 }
 
-void PageIngest::ingest(const PromPage& page, int64_t t_ns, SeriesStore& store) {
-  std::map<std::string, Hist> seen;         // histograms of this page
+bool PageIngest::same_layout(const PromPage& page) const {
+  if (page.samples.size() != layout_ids_.size() || slots_.empty()) return false;
+  for (size_t i = 0; i < page.samples.size(); ++i) {
+    const PromSample& s = page.samples[i];
+    if (s.name != layout_ids_[i].first || s.labels != layout_ids_[i].second) return false;
+  }
+  return page.types == layout_types_;
+}
+
+void PageIngest::resolve(const PromPage& page) {
+  slots_.assign(page.samples.size(), Slot{});
+  layout_ids_.clear();
+  layout_hists_.clear();
+  layout_types_ = page.types;
   std::unordered_set<std::string> dropped;  // this page's series beyond the cap
-  // The lines of one histogram (its buckets, _sum and _count) come together and share the
-  // family and the labels but `le`: such a line reuses the key, admission and entry of the
-  // line before it instead of making them again.
-  std::string prev_family;
-  Labels prev_base;
-  Hist* prev = nullptr;  // nullptr: the line before was no histogram's, or was dropped
-  for (const PromSample& s : page.samples) {
+  for (size_t i = 0; i < page.samples.size(); ++i) {
+    const PromSample& s = page.samples[i];
+    layout_ids_.emplace_back(s.name, s.labels);
+    Slot& slot = slots_[i];
     const auto [family, type] = page.family_of(s.name);
     if (type == PromType::histogram) {
       const bool bucket = s.name.size() == family.size() + 7 && s.name.ends_with("_bucket");
       Labels base = bucket ? without(s.labels, "le") : s.labels;
-      if (!prev || family != prev_family || base != prev_base) {
-        const std::string hkey = series_key(family, base);
-        prev = nullptr;
-        if (!admit(source_ + "/" + hkey)) {
-          dropped.insert(hkey);
-          continue;
-        }
-        prev = &seen[hkey];
-        prev->meta = SeriesMeta{source_, family, base, "", "", "histogram"};
-        prev_family = family;
-        prev_base = std::move(base);
+      const std::string hkey = series_key(family, base);
+      if (!admit(source_ + "/" + hkey)) {
+        dropped.insert(hkey);
+        continue;
       }
-      Hist& h = *prev;
+      Hist& h = hists_[hkey];
+      if (std::find(layout_hists_.begin(), layout_hists_.end(), &h) == layout_hists_.end()) {
+        layout_hists_.push_back(&h);
+        h.last.clear();  // the buckets this layout has, set on every page
+        if (h.store_key.empty()) {
+          h.meta = SeriesMeta{source_, family, std::move(base), "", "", "histogram"};
+          h.store_key = source_ + "/" + hkey;
+        }
+      }
+      slot.hist = &h;
       if (bucket) {
         const double le = parse_le(label(s.labels, "le"));
-        if (!std::isnan(le)) h.last[le] = s.value;
+        if (std::isnan(le)) continue;
+        slot.kind = Slot::Kind::bucket;
+        slot.cell = &h.last[le];
       } else if (s.name == family + "_count") {
-        h.last_count = s.value;
+        slot.kind = Slot::Kind::count;
       } else if (s.name == family + "_sum") {
-        h.last_sum = s.value;
+        slot.kind = Slot::Kind::sum;
       }
       continue;
     }
-    prev = nullptr;
     const KnownMetric* known = known_metric(s.name);
-    SeriesMeta m{
+    slot.meta = SeriesMeta{
         source_, s.name, s.labels, known ? known->report_name : "", known ? known->unit : "",
         "gauge"};
-    const std::string key = SeriesStore::key_of(m);
-    if (!admit(key)) {
-      dropped.insert(key);
+    slot.key = SeriesStore::key_of(slot.meta);
+    if (!admit(slot.key)) {
+      dropped.insert(slot.key);
       continue;
     }
+    slot.kind = Slot::Kind::gauge;  // gauge, untyped, summary quantile
     if (type == PromType::counter || (type == PromType::untyped && s.name.ends_with("_total")) ||
         (type == PromType::summary && (s.name.ends_with("_sum") || s.name.ends_with("_count")))) {
-      m.kind = "rate";
-      if (m.unit.empty()) m.unit = "/s";
-      auto it = counters_.find(key);
-      if (it != counters_.end() && t_ns > it->second.first && s.value >= it->second.second) {
-        const double dt = static_cast<double>(t_ns - it->second.first) / 1e9;
-        store.add(key, m, t_ns, (s.value - it->second.second) / dt);
-      }
-      counters_[key] = {t_ns, s.value};
-      continue;
+      slot.kind = Slot::Kind::rate;
+      slot.meta.kind = "rate";
+      if (slot.meta.unit.empty()) slot.meta.unit = "/s";
+      slot.counter = &counters_[slot.key];
     }
-    store.add(key, m, t_ns, s.value);  // gauge, untyped, summary quantile
   }
-  dropped_series_ = std::max(dropped_series_, dropped.size());
-  for (auto& [key, h] : seen) {
-    auto [it, fresh] = hists_.try_emplace(key);
-    Hist& run = it->second;
-    if (fresh) {
-      run.meta = h.meta;
-      run.first = h.last;
-      run.first_count = h.last_count;
-      run.first_sum = h.last_sum;
+  layout_dropped_ = dropped.size();
+}
+
+void PageIngest::ingest(const PromPage& page, int64_t t_ns, SeriesStore& store) {
+  if (!same_layout(page)) resolve(page);
+  dropped_series_ = std::max(dropped_series_, layout_dropped_);
+  for (Hist* h : layout_hists_) h->last_count = h->last_sum = 0;  // as absent from the page
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    const Slot& slot = slots_[i];
+    const double v = page.samples[i].value;
+    switch (slot.kind) {
+      case Slot::Kind::skip:
+        break;
+      case Slot::Kind::gauge:
+        store.add(slot.key, slot.meta, t_ns, v);
+        break;
+      case Slot::Kind::rate: {
+        Counter& c = *slot.counter;
+        if (c.seen && t_ns > c.t_ns && v >= c.value)
+          store.add(slot.key, slot.meta, t_ns,
+                    (v - c.value) / (static_cast<double>(t_ns - c.t_ns) / 1e9));
+        c = {true, t_ns, v};
+        break;
+      }
+      case Slot::Kind::bucket:
+        *slot.cell = v;
+        break;
+      case Slot::Kind::sum:
+        slot.hist->last_sum = v;
+        break;
+      case Slot::Kind::count:
+        slot.hist->last_count = v;
+        break;
     }
-    run.last = h.last;
-    run.last_count = h.last_count;
-    run.last_sum = h.last_sum;
-    HistogramDelta d;
-    d.meta = run.meta;
-    for (const auto& [le, n] : run.last) {
-      const auto f = run.first.find(le);
-      d.buckets.emplace_back(le, n - (f == run.first.end() ? 0 : f->second));
+  }
+  for (Hist* h : layout_hists_) {
+    if (!h->started) {
+      h->first = h->last;
+      h->first_count = h->last_count;
+      h->first_sum = h->last_sum;
+      h->started = true;
     }
-    d.count = run.last_count - run.first_count;
-    d.sum = run.last_sum - run.first_sum;
-    store.set_histogram(source_ + "/" + key, std::move(d));
+    deltas_.clear();
+    for (const auto& [le, n] : h->last) {
+      const auto f = h->first.find(le);
+      deltas_.emplace_back(le, n - (f == h->first.end() ? 0 : f->second));
+    }
+    store.set_histogram(h->store_key, h->meta, deltas_, h->last_count - h->first_count,
+                        h->last_sum - h->first_sum);
   }
 }
 

@@ -100,5 +100,21 @@ TEST(PromText, SeriesKeySortsAndEscapes) {
   EXPECT_EQ(series_key("m", {}), "m");
 }
 
+// The simulator serves its page as prom_text_of and hands it to a virtual run's ingestion as
+// data: both views must be the same page.
+TEST(PromText, TextOfAPageParsesBackToTheSamePage) {
+  const PromPage page = parse_prom_text(kPage);
+  const PromPage again = parse_prom_text(prom_text_of(page));
+  EXPECT_EQ(again.bad_lines, 0);
+  EXPECT_EQ(again.samples, page.samples);
+  for (const PromSample& s : page.samples) {
+    const auto [family, type] = page.family_of(s.name);
+    EXPECT_EQ(again.family_of(s.name).second, type) << s.name;
+    if (page.help.count(family)) {
+      EXPECT_EQ(again.help.at(family), page.help.at(family));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sb::telemetry

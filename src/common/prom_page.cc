@@ -1,0 +1,202 @@
+#include "common/prom_page.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
+#include <fmt/format.h>
+
+namespace sb {
+namespace {
+
+void append_value(std::string& out, double v) {
+  if (std::isnan(v))
+    out += "NaN";
+  else if (std::isinf(v))
+    out += v > 0 ? "+Inf" : "-Inf";
+  else
+    fmt::format_to(std::back_inserter(out), "{}", v);
+}
+
+void append_help(std::string& out, std::string_view help) {
+  for (char c : help) {
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(PromType t) {
+  switch (t) {
+    case PromType::counter:
+      return "counter";
+    case PromType::gauge:
+      return "gauge";
+    case PromType::histogram:
+      return "histogram";
+    case PromType::summary:
+      return "summary";
+    case PromType::untyped:
+      break;
+  }
+  return "untyped";
+}
+
+bool PromSample::operator==(const PromSample& o) const {
+  const bool same_value = value == o.value || (std::isnan(value) && std::isnan(o.value));
+  return name == o.name && labels == o.labels && same_value && timestamp_ms == o.timestamp_ms;
+}
+
+std::pair<std::string, PromType> PromPage::family_of(std::string_view n) const {
+  if (auto it = types.find(n); it != types.end()) return {it->first, it->second};
+  for (std::string_view sfx : {"_bucket", "_sum", "_count", "_total", "_created"}) {
+    if (!n.ends_with(sfx)) continue;
+    if (auto it = types.find(n.substr(0, n.size() - sfx.size())); it != types.end())
+      return {it->first, it->second};
+  }
+  return {std::string(n), PromType::untyped};
+}
+
+const PromSample* PromPage::find(std::string_view name, const Labels& want) const {
+  for (const PromSample& s : samples) {
+    if (s.name != name) continue;
+    const bool all = std::all_of(want.begin(), want.end(), [&](const auto& kv) {
+      return std::find(s.labels.begin(), s.labels.end(), kv) != s.labels.end();
+    });
+    if (all) return &s;
+  }
+  return nullptr;
+}
+
+std::string_view label(const Labels& labels, std::string_view name) {
+  for (const auto& [k, v] : labels)
+    if (k == name) return v;
+  return {};
+}
+
+void append_escaped_label(std::string& out, std::string_view value) {
+  for (char c : value) {
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+}
+
+std::string series_key(std::string_view name, const Labels& labels) {
+  std::string out(name);
+  if (labels.empty()) return out;
+  Labels sorted = labels;
+  std::sort(sorted.begin(), sorted.end());
+  out += '{';
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (i) out += ',';
+    out += sorted[i].first;
+    out += "=\"";
+    append_escaped_label(out, sorted[i].second);
+    out += '"';
+  }
+  out += '}';
+  return out;
+}
+
+std::string prom_text_of(const PromPage& page) {
+  std::string out;
+  out.reserve(page.samples.size() * 64);
+  std::string family;  // of the sample before
+  bool first = true;
+  for (const PromSample& s : page.samples) {
+    auto [f, type] = page.family_of(s.name);
+    if (first || f != family) {
+      if (auto h = page.help.find(f); h != page.help.end()) {
+        out += "# HELP " + f + ' ';
+        append_help(out, h->second);
+        out += '\n';
+      }
+      if (page.types.count(f)) out += fmt::format("# TYPE {} {}\n", f, to_string(type));
+      family = std::move(f);
+      first = false;
+    }
+    out += s.name;
+    if (!s.labels.empty()) {
+      out += '{';
+      for (size_t i = 0; i < s.labels.size(); ++i) {
+        if (i) out += ',';
+        out += s.labels[i].first;
+        out += "=\"";
+        append_escaped_label(out, s.labels[i].second);
+        out += '"';
+      }
+      out += '}';
+    }
+    out += ' ';
+    append_value(out, s.value);
+    if (s.timestamp_ms) fmt::format_to(std::back_inserter(out), " {}", *s.timestamp_ms);
+    out += '\n';
+  }
+  return out;
+}
+
+PromPageFill::PromPageFill(PromPage& page) : page_(page) {}
+
+PromPageFill::~PromPageFill() {
+  page_.samples.erase(page_.samples.begin() + static_cast<std::ptrdiff_t>(n_), page_.samples.end());
+}
+
+void PromPageFill::family(std::string_view name, PromType type, std::string_view help) {
+  if (auto it = page_.types.find(name); it != page_.types.end())
+    it->second = type;
+  else
+    page_.types.emplace(std::string(name), type);
+  if (help.empty()) return;
+  if (auto it = page_.help.find(name); it == page_.help.end())
+    page_.help.emplace(std::string(name), std::string(help));
+  else if (it->second != help)
+    it->second.assign(help);
+}
+
+PromSample& PromPageFill::next(std::string_view name) {
+  if (n_ == page_.samples.size()) page_.samples.emplace_back();
+  PromSample& s = page_.samples[n_++];
+  s.name.assign(name);
+  s.timestamp_ms.reset();
+  return s;
+}
+
+void PromPageFill::sample(std::string_view name, const Labels& labels, double value) {
+  PromSample& s = next(name);
+  s.labels = labels;
+  s.value = value;
+}
+
+void PromPageFill::histogram(std::string_view name, const Labels& labels,
+                             std::span<const std::string> le_texts,
+                             std::span<const uint64_t> counts, double sum) {
+  const auto count_at = [&](size_t i) { return i < counts.size() ? counts[i] : 0; };
+  name_.assign(name).append("_bucket");
+  uint64_t cum = 0;
+  for (size_t i = 0; i <= le_texts.size(); ++i) {
+    cum += count_at(i);
+    PromSample& s = next(name_);
+    s.labels.resize(labels.size() + 1);
+    std::copy(labels.begin(), labels.end(), s.labels.begin());
+    s.labels.back().first.assign("le");
+    s.labels.back().second.assign(i < le_texts.size() ? std::string_view(le_texts[i]) : "+Inf");
+    s.value = static_cast<double>(cum);
+  }
+  name_.assign(name).append("_sum");
+  sample(name_, labels, sum);
+  name_.assign(name).append("_count");
+  sample(name_, labels, static_cast<double>(cum));
+}
+
+}  // namespace sb
