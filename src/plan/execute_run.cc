@@ -212,6 +212,10 @@ namespace {
 // The simulators' /metrics pages, made every telemetry interval of model time (as data: what
 // parsing the live page gives, sim/metrics.h), go through the live scrape's ingestion into
 // telemetry.jsonl and `*telemetry` (as a live run's server telemetry; no GPU or host is sampled).
+// A run of more than kMaxPredictedSamples intervals of model time samples coarser from there
+// (VirtualHooks::max_samples): every 2, 4, 8 ... intervals, what it kept so far thinned to the
+// same grid, so that a run modelling days keeps a few thousand samples per series.
+constexpr size_t kMaxPredictedSamples = 3600;
 engine::RunResult predict_run(const RunSpec& spec, const engine::EngineConfig& e,
                               results::RequestLog& log, const std::atomic<bool>* stop,
                               nlohmann::json* telemetry) {
@@ -232,6 +236,13 @@ engine::RunResult predict_run(const RunSpec& spec, const engine::EngineConfig& e
     ingest[i].ingest(page, t_ns, store);
     ++samples[i];
   };
+  Nanos interval = hooks.sample_interval;  // the interval of what is kept
+  hooks.max_samples = kMaxPredictedSamples;
+  hooks.on_coarser = [&](Nanos finer) {
+    store.halve_resolution(finer.count());
+    for (int64_t& n : samples) n = (n + 1) / 2;  // k = 0, 2, ..., max_samples kept
+    interval = 2 * finer;
+  };
   engine::RunResult result = predict::run_virtual(e, replicas, hooks);
   nlohmann::json sources = nlohmann::json::array();
   for (size_t i = 0; i < replicas.size(); ++i)
@@ -239,8 +250,7 @@ engine::RunResult predict_run(const RunSpec& spec, const engine::EngineConfig& e
                        {"url", fmt::format("predicted:{}", ingest[i].source())},
                        {"ok", samples[i]},
                        {"failed", 0}});
-  *telemetry = telemetry::telemetry_block(spec.telemetry.samplers.interval, std::move(sources),
-                                          store, false, {});
+  *telemetry = telemetry::telemetry_block(interval, std::move(sources), store, false, {});
   if (!store.write_jsonl(spec.dir + "/telemetry.jsonl"))
     fmt::print(stderr, "servebench: cannot write {}/telemetry.jsonl\n", spec.dir);
   return result;

@@ -73,6 +73,7 @@ class VirtualRun {
     for (const auto& r : replicas)
       servers_.push_back(std::make_unique<VirtualServer>(r, api_, start_));
     next_sample_ = start_;
+    sample_interval_ = hooks.sample_interval;
   }
 
   engine::RunResult run();
@@ -99,6 +100,8 @@ class VirtualRun {
   TimePoint last_send_{};  // the instant of the latest send, and how many were sent then
   int sends_at_last_ = 0;
   TimePoint next_sample_{};
+  Nanos sample_interval_{0};  // hooks' interval, doubled each time max_samples is reached
+  size_t sample_index_ = 0;   // next_sample_ = start_ + sample_index_ * sample_interval_
   TimePoint start_ = TimePoint{} + std::chrono::hours(1);
   std::unordered_map<uint64_t, InFlight> in_flight_;
   std::priority_queue<Refusal, std::vector<Refusal>, std::greater<>> refusals_;
@@ -263,10 +266,19 @@ void VirtualRun::finish(metrics::RequestRecord& r) {
 }
 
 void VirtualRun::sample_until(TimePoint t) {
-  if (hooks_.sample_interval <= Nanos::zero() || !hooks_.on_sample) return;
-  for (; next_sample_ < t; next_sample_ += hooks_.sample_interval)
+  if (sample_interval_ <= Nanos::zero() || !hooks_.on_sample) return;
+  while (next_sample_ < t) {
     for (size_t i = 0; i < servers_.size(); ++i)
       hooks_.on_sample(i, ns(next_sample_), servers_[i]->metrics_page(next_sample_));
+    const size_t cap = hooks_.max_samples + hooks_.max_samples % 2;  // even: k = cap is on 2x grid
+    if (cap > 0 && sample_index_ >= cap) {
+      if (hooks_.on_coarser) hooks_.on_coarser(sample_interval_);
+      sample_interval_ *= 2;
+      sample_index_ /= 2;
+    }
+    ++sample_index_;
+    next_sample_ += sample_interval_;
+  }
 }
 
 // Phases as engine.cc builds them (engine/load_phases.h).

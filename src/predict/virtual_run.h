@@ -30,6 +30,13 @@ struct VirtualHooks {
   // ns since run start, the page as the live scrape would parse it). 0: no samples.
   Nanos sample_interval{0};
   std::function<void(size_t replica, int64_t t_ns, const PromPage& page)> on_sample;
+  // A long run's samples, bounded: once the sample at k = max_samples (an odd one is rounded
+  // up; 0: no bound)
+  // of the current interval has been taken, the interval doubles (from there on: start + k' *
+  // 2 interval, k' = max_samples / 2 + 1, ...) and on_coarser(the interval before) is called
+  // so that what was sampled so far can keep the instants of the new grid only.
+  size_t max_samples = 0;
+  std::function<void(Nanos finer)> on_coarser;
 };
 
 // Runs `config` against one VirtualServer per entry of `replicas` (at least one).

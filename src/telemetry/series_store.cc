@@ -104,6 +104,25 @@ void SeriesStore::set_histogram(const std::string& key, const SeriesMeta& meta,
   h.sum = sum;
 }
 
+void SeriesStore::halve_resolution(int64_t interval_ns) {
+  std::lock_guard lock(mu_);
+  const int64_t coarse = 2 * interval_ns;
+  for (auto& [key, series] : series_) {
+    auto& p = series.points;
+    const bool rate = series.meta.kind == "rate";
+    size_t kept = 0;  // in place: kept < i, and a kept rate point's predecessor is not kept
+    for (size_t i = 0; i < p.size(); ++i) {
+      if (p[i].first % coarse != 0) continue;
+      if (!rate) {
+        p[kept++] = p[i];
+      } else if (i > 0 && p[i - 1].first == p[i].first - interval_ns) {
+        p[kept++] = {p[i].first, (p[i - 1].second + p[i].second) / 2};
+      }
+    }
+    p.resize(kept);
+  }
+}
+
 size_t SeriesStore::series_count() const {
   std::lock_guard lock(mu_);
   return series_.size();

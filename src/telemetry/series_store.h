@@ -53,6 +53,13 @@ class SeriesStore {
   // The histogram `key`'s deltas so far (replacing the last ones; meta is taken the first time).
   void set_histogram(const std::string& key, const SeriesMeta& meta,
                      std::span<const std::pair<double, double>> buckets, double count, double sum);
+  // For points sampled every interval_ns from t = 0 (a virtual run's): keeps what sampling
+  // every 2 x interval_ns would have given. A gauge keeps its points at multiples of 2 x
+  // interval_ns; a rate's point there (the counter's increase over the interval before, per
+  // second) becomes the mean of it and the point one interval earlier: the increase over two
+  // intervals (without that point, after a counter reset, it is dropped). The point sink, if
+  // any, has seen the points already: it is not told.
+  void halve_resolution(int64_t interval_ns);
   size_t series_count() const;
   // Points of the series whose key is `key` (source/name{labels}); empty when unknown.
   std::vector<std::pair<int64_t, double>> points(const std::string& key) const;

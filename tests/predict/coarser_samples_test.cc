@@ -1,0 +1,110 @@
+// A predicted run's telemetry past VirtualHooks::max_samples: the interval doubles and what
+// was sampled is thinned to the new grid (SeriesStore::halve_resolution), which must give what
+// sampling at the final interval from the start gives.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "predict/virtual_run.h"
+#include "telemetry/server_scrape.h"
+
+namespace sb::predict {
+namespace {
+
+engine::EngineConfig long_run() {
+  engine::EngineConfig c;
+  c.client.url = net::parse_url("http://127.0.0.1:9");
+  c.adapter.api = protocol::Api::tgi;
+  c.workload.input_tokens = 200;
+  c.workload.output_tokens = 100;
+  c.adapter.ignore_eos = true;
+  c.load.concurrency = 4;
+  c.load.num_requests = 120;
+  return c;
+}
+
+struct Sampled {
+  telemetry::SeriesStore store;
+  std::vector<int64_t> times_ns;  // of every page
+  Nanos interval{0};              // of what is kept at the end
+};
+
+// As plan/execute_run.cc's predict_run folds a virtual run's pages.
+void sample(Sampled& out, Nanos interval, size_t max_samples) {
+  telemetry::PageIngest ingest("server");
+  VirtualHooks h;
+  h.sample_interval = out.interval = interval;
+  h.max_samples = max_samples;
+  h.on_sample = [&](size_t, int64_t t_ns, const PromPage& page) {
+    ingest.ingest(page, t_ns, out.store);
+    out.times_ns.push_back(t_ns);
+  };
+  h.on_coarser = [&](Nanos finer) {
+    EXPECT_EQ(finer, out.interval);
+    out.store.halve_resolution(finer.count());
+    out.interval = 2 * finer;
+  };
+  run_virtual(long_run(), {sim::preset_config("tgi")}, h);
+}
+
+TEST(CoarserSamples, TheIntervalDoublesAtTheBoundOnTheNextGrid) {
+  Sampled a;
+  sample(a, std::chrono::seconds(1), 8);
+  ASSERT_GT(a.interval, std::chrono::seconds(8));  // the run models more than 64 s
+  // 0..8 s every second, then 10..16 every 2 s, 20..32 every 4 s, ...
+  int64_t step = 1'000'000'000, k = 0;
+  for (size_t i = 0; i < a.times_ns.size(); ++i) {
+    EXPECT_EQ(a.times_ns[i], k * step) << i;
+    if (k == 8) {
+      step *= 2;
+      k = 4;
+    }
+    ++k;
+  }
+  EXPECT_EQ(Nanos(step), a.interval);
+  const auto q = a.store.points("server/tgi_queue_size");
+  EXPECT_LE(q.size(), 9u);
+  for (const auto& [t, v] : q) EXPECT_EQ(t % step, 0) << t;
+}
+
+TEST(CoarserSamples, WhatIsKeptIsWhatSamplingAtTheFinalIntervalGives) {
+  Sampled fine, coarse;
+  sample(fine, std::chrono::seconds(1), 8);
+  sample(coarse, fine.interval, 0);
+  EXPECT_EQ(coarse.interval, fine.interval);
+  // Gauges of the state at the instant, and counters' rates. (GPU util and power average since
+  // the scrape before: their points from before a doubling keep the finer interval's value.)
+  const Labels model = {{"model_name", sim::preset_config("tgi").model.name}};
+  for (const std::string& key : std::vector<std::string>{
+           "server/tgi_queue_size", "server/tgi_batch_current_size",
+           "server/" + series_key("vllm:num_requests_running", model),
+           "server/" + series_key("vllm:kv_cache_usage_perc", model), "server/tgi_request_count",
+           "server/" + series_key("vllm:generation_tokens_total", model)}) {
+    const auto a = fine.store.points(key), b = coarse.store.points(key);
+    ASSERT_FALSE(b.empty()) << key;
+    ASSERT_EQ(a.size(), b.size()) << key;
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].first, b[i].first) << key;
+      EXPECT_NEAR(a[i].second, b[i].second, 1e-9 * std::max(1.0, std::abs(b[i].second))) << key;
+    }
+  }
+  EXPECT_EQ(fine.store.histograms_json(), coarse.store.histograms_json());
+}
+
+TEST(CoarserSamples, ARateWithoutItsFirstHalfIsDropped) {
+  telemetry::SeriesStore s;
+  const telemetry::SeriesMeta rate{"server", "r_total", {}, "", "/s", "rate"};
+  const telemetry::SeriesMeta gauge{"server", "g", {}, "", "", "gauge"};
+  for (int64_t t : {0, 1, 2, 3, 4}) s.add(gauge, t, static_cast<double>(t));
+  for (int64_t t : {1, 2, 4, 5, 6}) s.add(rate, t, static_cast<double>(10 * t));  // 3: a reset
+  s.halve_resolution(1);
+  EXPECT_EQ(s.points("server/g"),
+            (std::vector<std::pair<int64_t, double>>{{0, 0}, {2, 2}, {4, 4}}));
+  EXPECT_EQ(s.points("server/r_total"),
+            (std::vector<std::pair<int64_t, double>>{{2, 15}, {6, 55}}));
+}
+
+}  // namespace
+}  // namespace sb::predict
