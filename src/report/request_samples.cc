@@ -24,25 +24,27 @@ std::vector<double> RequestSamples::completion_gaps_s() const {
   return gaps;
 }
 
-void RequestSamples::add(const metrics::RequestRecord& r, bool keep_outputs) {
+void RequestSamples::add(const metrics::RequestRecord& r, Keep keep) {
   if (r.warmup) return;
   ++measured;
   if (r.t_send_ns != metrics::kNoTime &&
       (first_send_ns == metrics::kNoTime || r.t_send_ns < first_send_ns))
     first_send_ns = r.t_send_ns;
-  if (keep_outputs) outputs.push_back({r.id, r.ok(), r.output_text, r.output_tokens});
+  if (keep.outputs) outputs.push_back({r.id, r.ok(), r.output_text, r.output_tokens});
   if (!r.ok()) return;
   ++ok;
-  auto keep = [](std::vector<double>& v, std::optional<double> x) {
+  auto finite = [](std::vector<double>& v, std::optional<double> x) {
     if (x && std::isfinite(*x)) v.push_back(*x);
   };
-  keep(ttft_ms, r.ttft_ms());
-  keep(tpot_ms, r.tpot_ms());
-  keep(e2e_ms, r.e2e_ms());
-  const size_t before = itl_ms.size();
-  for (float f : r.itl_ms)
-    if (std::isfinite(f)) itl_ms.push_back(f);
-  if (itl_ms.size() > before) itl_begin.push_back(itl_ms.size());
+  finite(ttft_ms, r.ttft_ms());
+  finite(tpot_ms, r.tpot_ms());
+  finite(e2e_ms, r.e2e_ms());
+  if (keep.gaps) {
+    const size_t before = itl_ms.size();
+    for (float f : r.itl_ms)
+      if (std::isfinite(f)) itl_ms.push_back(f);
+    if (itl_ms.size() > before) itl_begin.push_back(itl_ms.size());
+  }
   if (r.t_end_ns != metrics::kNoTime) completions.push_back({r.t_end_ns, r.output_tokens});
 }
 

@@ -53,8 +53,13 @@ struct RequestSamples {
   // Room for this many ok requests and gaps (summary.json's counts), so that the vectors do not
   // grow past what they hold (a doubling of a GiB of gaps); optional.
   void reserve(int64_t ok_requests, int64_t gaps);
+  // What add keeps beyond the latencies and completions.
+  struct Keep {
+    bool outputs = false;  // the texts (`outputs`)
+    bool gaps = true;      // the inter-token gaps (`itl_ms`; without them itl_requests() is 0)
+  };
   // Takes one record (in id order); warm-up records only count nowhere.
-  void add(const metrics::RequestRecord& r, bool keep_outputs);
+  void add(const metrics::RequestRecord& r, Keep keep);
   // Sorts the completions by t_end; call once after the last add.
   void finish();
 };

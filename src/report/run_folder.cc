@@ -57,13 +57,13 @@ json load_summary(const fs::path& file) {
   return results::redact_summary(std::move(j));
 }
 
-void load_requests(const fs::path& file, RunData& run) {
+void load_requests(const fs::path& file, RunData& run, const LoadOptions& options) {
   if (!fs::exists(file)) {
     run.warnings.push_back(
         fmt::format("{}: missing; per-request charts (CDFs) and compare need it", file.string()));
     return;
   }
-  const bool keep_outputs = saved_outputs(run);
+  const RequestSamples::Keep keep{saved_outputs(run), options.inter_token_gaps};
   // The summary's counts, as far as the file can hold them (a record takes more than 64 bytes,
   // a gap at least 2): a wrong summary must not make a huge reservation.
   std::error_code size_ec;
@@ -71,11 +71,11 @@ void load_requests(const fs::path& file, RunData& run) {
   const results::DistributionView* itl = run.view.metrics.find("itl_ms");
   if (!size_ec)
     run.samples.reserve(std::min(run.view.requests.ok.value_or(0), bytes / 64),
-                        std::min(itl ? itl->count.value_or(0) : 0, bytes / 2));
+                        keep.gaps ? std::min(itl ? itl->count.value_or(0) : 0, bytes / 2) : 0);
   results::RequestLogScan scan;
   try {
     scan = results::scan_request_log(
-        file.string(), [&](const metrics::RequestRecord& r) { run.samples.add(r, keep_outputs); },
+        file.string(), [&](const metrics::RequestRecord& r) { run.samples.add(r, keep); },
         [&] { run.samples = RequestSamples{}; });
   } catch (const Error&) {
     run.samples = RequestSamples{};
@@ -161,7 +161,8 @@ LoadPoint load_of(const json& s) {
   return load_of(results::summary_from_json(s));
 }
 
-RunData load_run_folder(const std::string& dir, const std::string& backend_label) {
+RunData load_run_folder(const std::string& dir, const std::string& backend_label,
+                        const LoadOptions& options) {
   const fs::path p(dir);
   if (!fs::is_directory(p))
     throw Error(fmt::format("{}: not a folder (give a run folder or a folder of runs)", dir));
@@ -172,7 +173,7 @@ RunData load_run_folder(const std::string& dir, const std::string& backend_label
   run.view = results::summary_from_json(run.summary);
   run.backend = backend_label.empty() ? backend_of(run.view) : backend_label;
   run.scenario = scenario_of(run.view);
-  load_requests(p / "requests.jsonl", run);
+  load_requests(p / "requests.jsonl", run, options);
   if (run.view.requests.total.value_or(0) == 0)
     run.warnings.push_back(fmt::format("{}: empty run (no measured requests)", dir));
   // The client-health verdict (metrics/client_health.h): report and compare both say it.
@@ -186,7 +187,7 @@ RunData load_run_folder(const std::string& dir, const std::string& backend_label
   return run;
 }
 
-std::vector<RunData> load_runs(const std::vector<std::string>& paths) {
+std::vector<RunData> load_runs(const std::vector<std::string>& paths, const LoadOptions& options) {
   std::vector<RunData> runs;
   for (const std::string& arg : paths) {
     std::string label, dir = arg;
@@ -198,7 +199,7 @@ std::vector<RunData> load_runs(const std::vector<std::string>& paths) {
     if (!fs::is_directory(p))
       throw Error(fmt::format("{}: no such folder (give a run folder or a folder of runs)", dir));
     if (fs::exists(p / "summary.json")) {
-      runs.push_back(load_run_folder(dir, label));
+      runs.push_back(load_run_folder(dir, label, options));
       continue;
     }
     // A plan folder: run folders up to three levels down (plan/backend/scenario/run).
@@ -220,7 +221,7 @@ std::vector<RunData> load_runs(const std::vector<std::string>& paths) {
           fmt::format("{}: no summary.json in it nor in any subfolder "
                       "(not a run folder nor a folder of runs)",
                       (p / "summary.json").string()));
-    for (const fs::path& sub : subs) runs.push_back(load_run_folder(sub.string(), label));
+    for (const fs::path& sub : subs) runs.push_back(load_run_folder(sub.string(), label, options));
   }
   if (runs.empty()) throw usage_error("no run folders given");
   return runs;

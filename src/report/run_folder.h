@@ -39,13 +39,22 @@ struct RunData {
   std::vector<std::string> warnings;  // human-readable, one line each
 };
 
+// What of requests.jsonl a caller needs beyond the latencies and completions.
+struct LoadOptions {
+  // The inter-token gaps (4 bytes a token): report's ITL tables and charts and compare use
+  // them; a study's tables do not (a plan's comparison table loads every run at once).
+  bool inter_token_gaps = true;
+};
+
 // Loads one run folder; `backend_label` (may be empty) overrides the backend name.
-RunData load_run_folder(const std::string& dir, const std::string& backend_label = "");
+RunData load_run_folder(const std::string& dir, const std::string& backend_label = "",
+                        const LoadOptions& options = {});
 
 // Loads every PATH argument: a run folder, a plan folder (its run subfolders) or
 // "NAME=PATH" (the same, with backend NAME). Throws sb::Error when a path is neither, or when
 // nothing was found.
-std::vector<RunData> load_runs(const std::vector<std::string>& paths);
+std::vector<RunData> load_runs(const std::vector<std::string>& paths,
+                               const LoadOptions& options = {});
 
 // The backend a summary's config names: config.provider (plan and sweep runs), else
 // config.sim_preset ("sim:tgi"), else the host:port of

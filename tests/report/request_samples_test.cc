@@ -40,7 +40,7 @@ TEST(RequestSamples, KeepsTheMeasuredOkRequestsMetricsAndTheirGapsPerRequest) {
   auto single = record(3, 30, 40, {});  // one token: no TPOT, no gaps
   for (const auto& r : {warm, record(1, 20, 100, {3, 4, 5}), failed, single,
                         record(4, 40, 90, {6, std::numeric_limits<float>::quiet_NaN()})})
-    s.add(r, /*keep_outputs=*/true);
+    s.add(r, {.outputs = true});
   s.finish();
   EXPECT_EQ(s.measured, 4);
   EXPECT_EQ(s.ok, 3);
@@ -83,7 +83,7 @@ TEST(RequestSamples, TheLoaderGathersWhatTheRecordsHoldAndTextsOnlyWhenSaved) {
   write_run(d / "saved", written, info);
 
   RequestSamples expected;
-  for (const auto& r : records) expected.add(r, true);  // in id order
+  for (const auto& r : records) expected.add(r, {.outputs = true});  // in id order
   expected.finish();
   const RunData plain = load_run_folder((d / "plain").string());
   const RunData saved = load_run_folder((d / "saved").string());
@@ -105,6 +105,14 @@ TEST(RequestSamples, TheLoaderGathersWhatTheRecordsHoldAndTextsOnlyWhenSaved) {
           << i;
   }
   EXPECT_TRUE(plain.samples.outputs.empty());
+  // Without the gaps (a plan's comparison table): the same latencies and completions.
+  const RunData no_gaps = load_run_folder((d / "plain").string(), "", {.inter_token_gaps = false});
+  EXPECT_GT(plain.samples.itl_ms.size(), 1000u);
+  EXPECT_TRUE(no_gaps.samples.itl_ms.empty());
+  EXPECT_EQ(no_gaps.samples.itl_requests(), 0u);
+  EXPECT_EQ(no_gaps.samples.e2e_ms, plain.samples.e2e_ms);
+  EXPECT_EQ(no_gaps.samples.tpot_ms, plain.samples.tpot_ms);
+  EXPECT_EQ(no_gaps.samples.completions.size(), plain.samples.completions.size());
   ASSERT_EQ(saved.samples.outputs.size(), 298u);
   EXPECT_EQ(saved.samples.outputs[0].text, "answer 2");
   EXPECT_EQ(saved.samples.outputs[0].id, 2u);
