@@ -18,10 +18,13 @@ void append_value(std::string& out, double v) {
     fmt::format_to(std::back_inserter(out), "{}", v);
 }
 
-void append_help(std::string& out, std::string_view help) {
-  for (char c : help) {
+// Backslashes and line ends escaped, and double quotes too in a label value (not in HELP text).
+void append_escaped(std::string& out, std::string_view text, bool quotes) {
+  for (char c : text) {
     if (c == '\\')
       out += "\\\\";
+    else if (c == '"' && quotes)
+      out += "\\\"";
     else if (c == '\n')
       out += "\\n";
     else
@@ -80,16 +83,7 @@ std::string_view label(const Labels& labels, std::string_view name) {
 }
 
 void append_escaped_label(std::string& out, std::string_view value) {
-  for (char c : value) {
-    if (c == '\\')
-      out += "\\\\";
-    else if (c == '"')
-      out += "\\\"";
-    else if (c == '\n')
-      out += "\\n";
-    else
-      out += c;
-  }
+  append_escaped(out, value, true);
 }
 
 std::string series_key(std::string_view name, const Labels& labels) {
@@ -119,7 +113,7 @@ std::string prom_text_of(const PromPage& page) {
     if (first || f != family) {
       if (auto h = page.help.find(f); h != page.help.end()) {
         out += "# HELP " + f + ' ';
-        append_help(out, h->second);
+        append_escaped(out, h->second, false);
         out += '\n';
       }
       if (page.types.count(f)) out += fmt::format("# TYPE {} {}\n", f, to_string(type));

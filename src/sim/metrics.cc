@@ -101,6 +101,10 @@ void SimMetrics::fill_page(const SchedStats& s, TimePoint now, PromPage& page) {
     p.family(name, PromType::gauge, help);
     p.sample(name, labels, v);
   };
+  const auto counter = [&](std::string_view name, const Labels& labels, double v) {
+    p.family(name, PromType::counter);
+    p.sample(name, labels, v);
+  };
   const auto histogram = [&](std::string_view name, const Histogram& h, const Labels& labels) {
     p.family(name, PromType::histogram);
     p.histogram(name, labels, h.le_texts, h.counts, h.sum);
@@ -108,12 +112,9 @@ void SimMetrics::fill_page(const SchedStats& s, TimePoint now, PromPage& page) {
   gauge("tgi_queue_size", none, d(s.waiting));
   gauge("tgi_batch_current_size", none, d(s.running));
   gauge("tgi_batch_current_max_tokens", none, d(s.batch_max_tokens));
-  p.family("tgi_request_count", PromType::counter);
-  p.sample("tgi_request_count", none, d(requests_));
-  p.family("tgi_request_success", PromType::counter);
-  p.sample("tgi_request_success", none, d(success_));
-  p.family("tgi_request_failure", PromType::counter);
-  p.sample("tgi_request_failure", failure_labels_, d(failures_));
+  counter("tgi_request_count", none, d(requests_));
+  counter("tgi_request_success", none, d(success_));
+  counter("tgi_request_failure", failure_labels_, d(failures_));
   histogram("tgi_request_duration", tgi_duration_, none);
   histogram("tgi_request_queue_duration", tgi_queue_, none);
   histogram("tgi_request_inference_duration", tgi_inference_, none);
@@ -124,10 +125,8 @@ void SimMetrics::fill_page(const SchedStats& s, TimePoint now, PromPage& page) {
   gauge("vllm:kv_cache_usage_perc", model_labels_, kv_perc,
         "KV-cache usage. 1 means 100 percent usage.");
   gauge("vllm:gpu_cache_usage_perc", model_labels_, kv_perc);
-  p.family("vllm:prompt_tokens_total", PromType::counter);
-  p.sample("vllm:prompt_tokens_total", model_labels_, d(prompt_tokens_));
-  p.family("vllm:generation_tokens_total", PromType::counter);
-  p.sample("vllm:generation_tokens_total", model_labels_, d(generation_tokens_));
+  counter("vllm:prompt_tokens_total", model_labels_, d(prompt_tokens_));
+  counter("vllm:generation_tokens_total", model_labels_, d(generation_tokens_));
   histogram("vllm:time_to_first_token_seconds", vllm_ttft_, model_labels_);
   histogram("vllm:e2e_request_latency_seconds", vllm_e2e_, model_labels_);
   histogram("vllm:request_queue_time_seconds", vllm_queue_, model_labels_);

@@ -75,6 +75,13 @@ TEST(PromPage, TextHasEachFamilysHelpAndTypeBeforeItsFirstSample) {
             "latency_seconds_count{model_name=\"a \\\"quoted\\\"\\\\name\"} 8\n");
 }
 
+TEST(PromPage, HelpTextEscapesBackslashesAndLineEndsButNotQuotes) {
+  PromPage page;
+  page.samples.push_back({"g", {}, 1, {}});
+  page.help["g"] = "a \\ b\n\"c\"";
+  EXPECT_EQ(prom_text_of(page), "# HELP g a \\\\ b\\n\"c\"\ng 1\n");
+}
+
 TEST(PromPage, TextWritesNonFiniteValuesAsPrometheusDoes) {
   PromPage page;
   for (double v :
