@@ -1,6 +1,6 @@
 #pragma once
-// Prometheus text-format (0.0.4) rendering of one histogram, shared by the simulator's
-// /metrics (sim/metrics.cc) and the live endpoint (telemetry/live_metrics.cc).
+// Prometheus text-format (0.0.4) rendering of one histogram, for the live endpoint
+// (telemetry/live_metrics.cc); the simulator's page is data (common/prom_page.h).
 //
 // Appends, for NAME with LABELS:
 //   NAME_bucket{LABELS,le="B"} C      for each bound B, C = observations <= B (cumulative)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -106,19 +107,17 @@ std::string series_key(std::string_view name, const Labels& labels) {
 std::string prom_text_of(const PromPage& page) {
   std::string out;
   out.reserve(page.samples.size() * 64);
-  std::string family;  // of the sample before
-  bool first = true;
+  std::set<std::string, std::less<>> described;  // families whose HELP and TYPE are out
   for (const PromSample& s : page.samples) {
     auto [f, type] = page.family_of(s.name);
-    if (first || f != family) {
+    if (!described.count(f)) {
       if (auto h = page.help.find(f); h != page.help.end()) {
         out += "# HELP " + f + ' ';
         append_escaped(out, h->second, false);
         out += '\n';
       }
       if (page.types.count(f)) out += fmt::format("# TYPE {} {}\n", f, to_string(type));
-      family = std::move(f);
-      first = false;
+      described.insert(std::move(f));
     }
     out += s.name;
     if (!s.labels.empty()) {

@@ -2,7 +2,8 @@
 // One Prometheus page as data: its samples in page order and its families' `# TYPE` and
 // `# HELP`. The scrape parses text into it (telemetry/prom_text.h); the simulator builds it
 // from its state (PromPageFill) and serves it as text (prom_text_of), or hands it as is to a
-// virtual run's ingestion: what parse_prom_text(prom_text_of(page)) gives back is `page`.
+// virtual run's ingestion: parse_prom_text(prom_text_of(page)) gives back its samples, and the
+// types and help of the families that have samples (not the rest, nor bad_lines and errors).
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -48,8 +49,8 @@ std::string series_key(std::string_view name, const Labels& labels);
 // Appends a label value escaped for the text format.
 void append_escaped_label(std::string& out, std::string_view value);
 
-// The page as text exposition (0.0.4): each family's `# HELP` and `# TYPE` lines before its
-// first sample, values as fmt's "{}" (shortest round trip, so parsing gives them back exactly).
+// The page as text exposition (0.0.4): each family's `# HELP` and `# TYPE` lines once, before
+// its first sample, values as fmt's "{}" (shortest round trip, so parsing gives them back exactly).
 std::string prom_text_of(const PromPage& page);
 
 // Refills a page in place, family by family, reusing its samples' strings and label vectors:

@@ -247,8 +247,8 @@ RunSummary RunAccumulator::finish(const RunInfo& info) {
   }
   s.quality = all_.quality.corpus();
 
-  s.bucket_interval_ms = info.bucket_interval_ms;
   s.timeseries = timeseries_.finish();
+  s.bucket_interval_ms = timeseries_.interval_ms();  // widened past kMaxTimeBuckets
   s.decomposition = decomposition_.finish(s.metrics.ttft_ms, s.metrics.e2e_ms);
   s.decomposition.histograms = server_histograms(info.telemetry);
   s.client_health = assess_client(s, info);

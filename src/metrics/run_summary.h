@@ -178,7 +178,7 @@ struct RunSummary {
   // work-item reference; quality/request_quality.h); nullopt when none was scored.
   std::optional<quality::CorpusQuality> quality;
   std::map<std::string, ClassSummary> classes;  // empty when all are "default"
-  double bucket_interval_ms = 0;
+  double bucket_interval_ms = 0;  // of `timeseries`: the asked one, or wider (kMaxTimeBuckets)
   std::vector<TimeBucket> timeseries;
   // Energy over the measured window (energy.h) and cost (cost.h): set after summarize_run by
   // the run's executor (plan/run_economics.h), which knows the power samples and the price;

@@ -54,6 +54,8 @@ class TimeseriesAccumulator {
   explicit TimeseriesAccumulator(double interval_ms) : interval_ms_(interval_ms) {}
   void add(const RequestRecord& r);
   std::vector<TimeBucket> finish();  // call once
+  // The buckets' interval: the asked one, or after finish() the wider one it used.
+  double interval_ms() const { return interval_ms_ * static_cast<double>(width_); }
 
  private:
   struct Bucket {

@@ -102,6 +102,7 @@ class VirtualRun {
   TimePoint next_sample_{};
   Nanos sample_interval_{0};  // hooks' interval, doubled each time max_samples is reached
   size_t sample_index_ = 0;   // next_sample_ = start_ + sample_index_ * sample_interval_
+  TimePoint last_sample_ = TimePoint::min();  // the latest instant sampled
   TimePoint start_ = TimePoint{} + std::chrono::hours(1);
   std::unordered_map<uint64_t, InFlight> in_flight_;
   std::priority_queue<Refusal, std::vector<Refusal>, std::greater<>> refusals_;
@@ -268,14 +269,19 @@ void VirtualRun::finish(metrics::RequestRecord& r) {
 void VirtualRun::sample_until(TimePoint t) {
   if (sample_interval_ <= Nanos::zero() || !hooks_.on_sample) return;
   while (next_sample_ < t) {
+    // The bound is checked before a sample is taken, so that the last one (the run's end) never
+    // coarsens what was kept for nothing.
+    const size_t cap = hooks_.max_samples + hooks_.max_samples % 2;  // even: k = cap is on 2x grid
+    if (cap > 0 && sample_index_ > cap) {
+      if (hooks_.on_coarser) hooks_.on_coarser(sample_interval_);
+      next_sample_ += sample_interval_;  // from start + (cap + 1) I to start + (cap + 2) I
+      sample_interval_ *= 2;
+      sample_index_ = cap / 2 + 1;
+      continue;
+    }
     for (size_t i = 0; i < servers_.size(); ++i)
       hooks_.on_sample(i, ns(next_sample_), servers_[i]->metrics_page(next_sample_));
-    const size_t cap = hooks_.max_samples + hooks_.max_samples % 2;  // even: k = cap is on 2x grid
-    if (cap > 0 && sample_index_ >= cap) {
-      if (hooks_.on_coarser) hooks_.on_coarser(sample_interval_);
-      sample_interval_ *= 2;
-      sample_index_ /= 2;
-    }
+    last_sample_ = next_sample_;
     ++sample_index_;
     next_sample_ += sample_interval_;
   }
@@ -307,7 +313,11 @@ engine::RunResult VirtualRun::run() {
   if (load.duration > Nanos::zero()) m.stop_at = t + load.duration;
   m.schedule = engine::measured_schedule(load);
   run_phase(m);
-  sample_until(start_ + Nanos(last_end_ns_) + Nanos(1));  // the last one covers the run's end
+  // Every sample before the run's end, then the first one at or after it (on the grid of then).
+  const TimePoint end = start_ + Nanos(last_end_ns_);
+  sample_until(end);
+  if (sample_interval_ > Nanos::zero() && hooks_.on_sample)
+    while (last_sample_ < end) sample_until(next_sample_ + Nanos(1));
   std::sort(result_.records.begin(), result_.records.end(),
             [](const auto& a, const auto& b) { return a.id < b.id; });
   result_.duration_s = static_cast<double>(last_end_ns_) / 1e9;

@@ -25,16 +25,17 @@ struct VirtualHooks {
   engine::RecordSink on_record;             // called as each request ends, in end-time order
   bool keep_records = true;                 // false: RunResult::records stays empty
   const std::atomic<bool>* stop = nullptr;  // set: no more requests are issued
-  // Telemetry in virtual time: at run start + k * sample_interval (and once at the end), each
-  // server's /metrics page as the live simulator renders it from the same state (replica index,
-  // ns since run start, the page as the live scrape would parse it). 0: no samples.
+  // Telemetry in virtual time: at run start + k * sample_interval while the run lasts, and at
+  // the first such instant at or after its last request's end, each server's /metrics page as
+  // the live simulator renders it from the same state (replica index, ns since run start, the
+  // page as the live scrape would parse it). 0: no samples.
   Nanos sample_interval{0};
   std::function<void(size_t replica, int64_t t_ns, const PromPage& page)> on_sample;
-  // A long run's samples, bounded: once the sample at k = max_samples (an odd one is rounded
-  // up; 0: no bound)
-  // of the current interval has been taken, the interval doubles (from there on: start + k' *
-  // 2 interval, k' = max_samples / 2 + 1, ...) and on_coarser(the interval before) is called
-  // so that what was sampled so far can keep the instants of the new grid only.
+  // A long run's samples, bounded: with cap = max_samples rounded up to even (0: no bound), once
+  // the sample at k = cap of the current interval has been taken and another is due, the
+  // interval doubles (the next samples at start + k' * 2 interval, k' = cap / 2 + 1, ...: at most
+  // cap + 1 samples on each grid) and on_coarser(the interval before) is called first, so that
+  // what was sampled so far can keep the instants of the new grid only.
   size_t max_samples = 0;
   std::function<void(Nanos finer)> on_coarser;
 };

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "common/clock.h"
 #include "telemetry/prom_text.h"

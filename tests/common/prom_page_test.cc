@@ -82,6 +82,16 @@ TEST(PromPage, HelpTextEscapesBackslashesAndLineEndsButNotQuotes) {
   EXPECT_EQ(prom_text_of(page), "# HELP g a \\\\ b\\n\"c\"\ng 1\n");
 }
 
+TEST(PromPage, AFamilyWhoseSamplesAreApartIsDescribedOnce) {
+  // Prometheus's own parser refuses a second TYPE line for a name.
+  PromPage page;
+  page.types["a"] = PromType::gauge;
+  page.types["b"] = PromType::gauge;
+  page.samples = {{"a", {{"x", "1"}}, 1, {}}, {"b", {}, 2, {}}, {"a", {{"x", "2"}}, 3, {}}};
+  EXPECT_EQ(prom_text_of(page),
+            "# TYPE a gauge\na{x=\"1\"} 1\n# TYPE b gauge\nb 2\na{x=\"2\"} 3\n");
+}
+
 TEST(PromPage, TextWritesNonFiniteValuesAsPrometheusDoes) {
   PromPage page;
   for (double v :

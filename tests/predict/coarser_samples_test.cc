@@ -29,6 +29,7 @@ struct Sampled {
   telemetry::SeriesStore store;
   std::vector<int64_t> times_ns;  // of every page
   Nanos interval{0};              // of what is kept at the end
+  int64_t end_ns = 0;             // the run's last request's end
 };
 
 // As plan/execute_run.cc's predict_run folds a virtual run's pages.
@@ -46,7 +47,8 @@ void sample(Sampled& out, Nanos interval, size_t max_samples) {
     out.store.halve_resolution(finer.count());
     out.interval = 2 * finer;
   };
-  run_virtual(long_run(), {sim::preset_config("tgi")}, h);
+  const auto r = run_virtual(long_run(), {sim::preset_config("tgi")}, h);
+  out.end_ns = std::llround(r.duration_s * 1e9);
 }
 
 TEST(CoarserSamples, TheIntervalDoublesAtTheBoundOnTheNextGrid) {
@@ -64,6 +66,10 @@ TEST(CoarserSamples, TheIntervalDoublesAtTheBoundOnTheNextGrid) {
     ++k;
   }
   EXPECT_EQ(Nanos(step), a.interval);
+  // The last sample is the first at or after the run's end: the counters' totals are in it.
+  ASSERT_GE(a.times_ns.size(), 2u);
+  EXPECT_GE(a.times_ns.back(), a.end_ns - 1000);  // duration_s is a double of the end
+  EXPECT_LT(a.times_ns[a.times_ns.size() - 2], a.end_ns);
   const auto q = a.store.points("server/tgi_queue_size");
   EXPECT_LE(q.size(), 9u);
   for (const auto& [t, v] : q) EXPECT_EQ(t % step, 0) << t;
