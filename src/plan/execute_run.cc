@@ -18,6 +18,7 @@
 #include "results/request_log.h"
 #include "results/request_log_read.h"
 #include "results/run_outputs.h"
+#include "sim/metrics.h"
 #include "sim/preset_file.h"
 #include "sim/server.h"
 #include "telemetry/prom_text.h"
@@ -239,7 +240,9 @@ engine::RunResult predict_run(const RunSpec& spec, const engine::EngineConfig& e
   Nanos interval = hooks.sample_interval;  // the interval of what is kept
   hooks.max_samples = kMaxPredictedSamples;
   hooks.on_coarser = [&](Nanos finer) {
-    store.halve_resolution(finer.count());
+    store.halve_resolution(finer.count(), [](const telemetry::SeriesMeta& m) {
+      return sim::SimMetrics::mean_since_last_scrape(m.name);
+    });
     for (int64_t& n : samples) n = (n + 1) / 2;  // k = 0, 2, ..., max_samples kept
     interval = 2 * finer;
   };

@@ -66,6 +66,11 @@ void SimMetrics::observe_request(bool success, double duration_s, double ttft_s,
   if (ttft_s >= 0) vllm_ttft_.observe(ttft_s);
 }
 
+bool SimMetrics::mean_since_last_scrape(std::string_view name) {
+  return name == "DCGM_FI_DEV_GPU_UTIL" || name == "DCGM_FI_DEV_POWER_USAGE" ||
+         name == "DCGM_FI_DEV_MEM_COPY_UTIL";
+}
+
 std::string SimMetrics::render(const SchedStats& s, TimePoint now) {
   PromPage page;
   fill_page(s, now, page);

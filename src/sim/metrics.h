@@ -35,6 +35,9 @@ class SimMetrics {
   void fill_page(const SchedStats& s, TimePoint now, PromPage& page);
   // The same page as text (prom_text_of).
   std::string render(const SchedStats& s, TimePoint now);
+  // Whether the page's metric `name` is a mean over the time since the scrape before (GPU
+  // and memory-bandwidth utilisation, power), not the state at the instant.
+  static bool mean_since_last_scrape(std::string_view name);
 
  private:
   struct Histogram {

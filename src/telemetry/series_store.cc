@@ -104,20 +104,22 @@ void SeriesStore::set_histogram(const std::string& key, const SeriesMeta& meta,
   h.sum = sum;
 }
 
-void SeriesStore::halve_resolution(int64_t interval_ns) {
+void SeriesStore::halve_resolution(int64_t interval_ns,
+                                   const std::function<bool(const SeriesMeta&)>& mean_of_interval) {
   std::lock_guard lock(mu_);
   const int64_t coarse = 2 * interval_ns;
   for (auto& [key, series] : series_) {
     auto& p = series.points;
     const bool rate = series.meta.kind == "rate";
-    size_t kept = 0;  // in place: kept < i, and a kept rate point's predecessor is not kept
+    const bool mean = rate || (mean_of_interval && mean_of_interval(series.meta));
+    size_t kept = 0;  // in place: kept <= i / 2 + 1, so p[i - 1] is not written over yet
     for (size_t i = 0; i < p.size(); ++i) {
       if (p[i].first % coarse != 0) continue;
-      if (!rate) {
-        p[kept++] = p[i];
-      } else if (i > 0 && p[i - 1].first == p[i].first - interval_ns) {
+      const bool pair = i > 0 && p[i - 1].first == p[i].first - interval_ns;
+      if (mean && pair)
         p[kept++] = {p[i].first, (p[i - 1].second + p[i].second) / 2};
-      }
+      else if (!rate)
+        p[kept++] = p[i];
     }
     p.resize(kept);
   }

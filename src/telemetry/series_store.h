@@ -57,9 +57,12 @@ class SeriesStore {
   // every 2 x interval_ns would have given. A gauge keeps its points at multiples of 2 x
   // interval_ns; a rate's point there (the counter's increase over the interval before, per
   // second) becomes the mean of it and the point one interval earlier: the increase over two
-  // intervals (without that point, after a counter reset, it is dropped). The point sink, if
-  // any, has seen the points already: it is not told.
-  void halve_resolution(int64_t interval_ns);
+  // intervals (without that point, after a counter reset, it is dropped). A gauge for which
+  // `mean_of_interval` holds (a mean over the interval since the sample before: a modelled GPU
+  // utilisation or power) is averaged the same way, and kept as it is without that point (the
+  // first). The point sink, if any, has seen the points already: it is not told.
+  void halve_resolution(int64_t interval_ns,
+                        const std::function<bool(const SeriesMeta&)>& mean_of_interval = {});
   size_t series_count() const;
   // Points of the series whose key is `key` (source/name{labels}); empty when unknown.
   std::vector<std::pair<int64_t, double>> points(const std::string& key) const;

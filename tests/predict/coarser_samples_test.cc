@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "predict/virtual_run.h"
+#include "sim/metrics.h"
 #include "telemetry/server_scrape.h"
 
 namespace sb::predict {
@@ -44,7 +45,9 @@ void sample(Sampled& out, Nanos interval, size_t max_samples) {
   };
   h.on_coarser = [&](Nanos finer) {
     EXPECT_EQ(finer, out.interval);
-    out.store.halve_resolution(finer.count());
+    out.store.halve_resolution(finer.count(), [](const telemetry::SeriesMeta& m) {
+      return sim::SimMetrics::mean_since_last_scrape(m.name);
+    });
     out.interval = 2 * finer;
   };
   const auto r = run_virtual(long_run(), {sim::preset_config("tgi")}, h);
@@ -80,8 +83,7 @@ TEST(CoarserSamples, WhatIsKeptIsWhatSamplingAtTheFinalIntervalGives) {
   sample(fine, std::chrono::seconds(1), 8);
   sample(coarse, fine.interval, 0);
   EXPECT_EQ(coarse.interval, fine.interval);
-  // Gauges of the state at the instant, and counters' rates. (GPU util and power average since
-  // the scrape before: their points from before a doubling keep the finer interval's value.)
+  // Gauges of the state at the instant, and counters' rates.
   const Labels model = {{"model_name", sim::preset_config("tgi").model.name}};
   for (const std::string& key : std::vector<std::string>{
            "server/tgi_queue_size", "server/tgi_batch_current_size",
@@ -97,6 +99,19 @@ TEST(CoarserSamples, WhatIsKeptIsWhatSamplingAtTheFinalIntervalGives) {
     }
   }
   EXPECT_EQ(fine.store.histograms_json(), coarse.store.histograms_json());
+  // The power, a mean since the scrape before, is averaged in pairs: the same up to the page's
+  // clamp at 100% of a step counted whole in the interval it starts in (a 1 s interval holds
+  // ~30 steps here). GPU util, also such a mean, is rounded to whole percents on the page.
+  std::string power;
+  for (const std::string& key : coarse.store.keys())
+    if (key.find("DCGM_FI_DEV_POWER_USAGE") != std::string::npos) power = key;
+  const auto a = fine.store.points(power), b = coarse.store.points(power);
+  ASSERT_FALSE(b.empty());
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].first, b[i].first);
+    EXPECT_NEAR(a[i].second, b[i].second, 0.03 * b[i].second) << a[i].first;
+  }
 }
 
 TEST(CoarserSamples, ARateWithoutItsFirstHalfIsDropped) {
@@ -110,6 +125,15 @@ TEST(CoarserSamples, ARateWithoutItsFirstHalfIsDropped) {
             (std::vector<std::pair<int64_t, double>>{{0, 0}, {2, 2}, {4, 4}}));
   EXPECT_EQ(s.points("server/r_total"),
             (std::vector<std::pair<int64_t, double>>{{2, 15}, {6, 55}}));
+}
+
+TEST(CoarserSamples, AMeanOfTheIntervalBeforeIsAveragedInPairsAndTheFirstKept) {
+  telemetry::SeriesStore s;
+  const telemetry::SeriesMeta util{"server", "util", {}, "", "%", "gauge"};
+  for (int64_t t : {0, 1, 2, 3, 4}) s.add(util, t, static_cast<double>(10 * t + 1));
+  s.halve_resolution(1, [](const telemetry::SeriesMeta& m) { return m.name == "util"; });
+  EXPECT_EQ(s.points("server/util"),
+            (std::vector<std::pair<int64_t, double>>{{0, 1}, {2, 16}, {4, 36}}));
 }
 
 }  // namespace
