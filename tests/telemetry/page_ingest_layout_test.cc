@@ -99,5 +99,38 @@ TEST(PageIngestLayout, AChangedLayoutIsFoldedByItsOwnSamples) {
   EXPECT_EQ(store.points("server/req_total").back().second, 10);
 }
 
+// The layout points into the ingest's own maps; a moved ingest (a vector of them growing, one per
+// replica) keeps folding where the first left off.
+TEST(PageIngestLayout, AMovedIngestGoesOnFromItsLayout) {
+  SeriesStore moved_store, kept_store;
+  PageIngest kept("server");
+  std::vector<PageIngest> ingests;
+  ingests.emplace_back("server");
+  for (int k = 0; k < 6; ++k) {
+    if (k == 3)
+      for (int more = 0; more < 8; ++more) ingests.emplace_back("other");  // reallocates
+    const PromPage page = parse_prom_text(page_text(k));
+    ingests[0].ingest(page, int64_t{k} * 1'000'000'000, moved_store);
+    kept.ingest(page, int64_t{k} * 1'000'000'000, kept_store);
+  }
+  expect_same_store(moved_store, kept_store);
+  EXPECT_EQ(moved_store.points("server/req_total").size(), 5u);
+}
+
+TEST(PageIngestLayout, ABucketWithoutANumberIsSkippedOnEveryPageOfItsLayout) {
+  SeriesStore store;
+  PageIngest in("server");
+  for (int k = 1; k <= 3; ++k)
+    in.ingest(parse_prom_text(fmt::format("# TYPE lat histogram\nlat_bucket{{le=\"x\"}} {}\n"
+                                          "lat_bucket{{le=\"+Inf\"}} {}\nlat_count {}\n",
+                                          k, 2 * k, 2 * k)),
+              k, store);
+  const auto h = store.histograms_json();
+  ASSERT_EQ(h.size(), 1u);
+  ASSERT_EQ(h[0]["buckets"].size(), 1u);  // +Inf only
+  EXPECT_EQ(h[0]["buckets"][0][1], 4);
+  EXPECT_EQ(h[0]["count"], 4);
+}
+
 }  // namespace
 }  // namespace sb::telemetry
