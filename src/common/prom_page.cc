@@ -33,6 +33,19 @@ void append_escaped(std::string& out, std::string_view text, bool quotes) {
   }
 }
 
+// `{a="x",b="y"}`, in the given order, values escaped.
+void append_labels(std::string& out, const Labels& labels) {
+  out += '{';
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (i) out += ',';
+    out += labels[i].first;
+    out += "=\"";
+    append_escaped(out, labels[i].second, true);
+    out += '"';
+  }
+  out += '}';
+}
+
 }  // namespace
 
 std::string_view to_string(PromType t) {
@@ -92,15 +105,7 @@ std::string series_key(std::string_view name, const Labels& labels) {
   if (labels.empty()) return out;
   Labels sorted = labels;
   std::sort(sorted.begin(), sorted.end());
-  out += '{';
-  for (size_t i = 0; i < sorted.size(); ++i) {
-    if (i) out += ',';
-    out += sorted[i].first;
-    out += "=\"";
-    append_escaped_label(out, sorted[i].second);
-    out += '"';
-  }
-  out += '}';
+  append_labels(out, sorted);
   return out;
 }
 
@@ -120,17 +125,7 @@ std::string prom_text_of(const PromPage& page) {
       described.insert(std::move(f));
     }
     out += s.name;
-    if (!s.labels.empty()) {
-      out += '{';
-      for (size_t i = 0; i < s.labels.size(); ++i) {
-        if (i) out += ',';
-        out += s.labels[i].first;
-        out += "=\"";
-        append_escaped_label(out, s.labels[i].second);
-        out += '"';
-      }
-      out += '}';
-    }
+    if (!s.labels.empty()) append_labels(out, s.labels);
     out += ' ';
     append_value(out, s.value);
     if (s.timestamp_ms) fmt::format_to(std::back_inserter(out), " {}", *s.timestamp_ms);
