@@ -2,10 +2,13 @@
 // workload run live (time-scaled, real sockets) and predicted (virtual time) must agree on
 // TTFT, TPOT and e2e percentiles and on throughput within 3% at concurrency 1 to 64 (live
 // times divided by the time scale are model time; a p99 also gets one scheduling delay of
-// the machine, below), closed and open loop, with and without the serial lock. The table is
-// printed either way.
+// the machine, below; a percentile is compared at the resolution of one request), closed and
+// open loop, with and without the serial lock; an open loop's requests also one by one. The
+// table is printed either way.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,6 +21,7 @@
 #include "../e2e/run_binary.h"
 #include "../support/text_file.h"
 #include "../support/timing_slack.h"
+#include "metrics/distribution.h"
 
 namespace sb {
 namespace {
@@ -26,6 +30,30 @@ namespace fs = std::filesystem;
 
 nlohmann::json read_summary(const fs::path& dir) {
   return nlohmann::json::parse(testing::slurp(dir / "summary.json"));
+}
+
+// One metric of a run's measured requests (ok, not warm-up), in model time.
+struct Samples {
+  std::map<int64_t, double> by_id;
+  std::vector<double> sorted;
+};
+
+// ttft_ms, tpot_ms and e2e_ms of the measured requests in `dir`'s requests.jsonl, each divided
+// by `time_scale`.
+std::map<std::string, Samples> read_samples(const fs::path& dir, double time_scale) {
+  std::map<std::string, Samples> out;
+  std::istringstream in(testing::slurp(dir / "requests.jsonl"));
+  for (std::string line; std::getline(in, line);) {
+    const auto r = nlohmann::json::parse(line);
+    if (!r["ok"].get<bool>() || r["warmup"].get<bool>()) continue;
+    for (const char* m : {"ttft_ms", "tpot_ms", "e2e_ms"})
+      out[m].by_id[r["id"].get<int64_t>()] = r[m].get<double>() / time_scale;
+  }
+  for (auto& [m, s] : out) {
+    for (const auto& [id, v] : s.by_id) s.sorted.push_back(v);
+    std::sort(s.sorted.begin(), s.sorted.end());
+  }
+  return out;
 }
 
 struct Level {
@@ -46,8 +74,10 @@ TEST(PredictAgreement, MatchesTheLiveSimulatorWithin3PercentFromConcurrency1To64
   const fs::path out =
       fs::temp_directory_path() / ("sb_predict_agree_" + std::to_string(::getpid()));
   fs::remove_all(out);
-  fmt::print("{:<8} {:<22} {:<12} {:>12} {:>12} {:>8} {:>7}\n", "preset", "load", "metric",
-             "live (model)", "predicted", "error", "bound");
+  // error: predicted against the live percentile; beyond: against the nearest live percentile
+  // within one rank (what is bounded).
+  fmt::print("{:<8} {:<22} {:<12} {:>12} {:>21} {:>12} {:>8} {:>8} {:>7}\n", "preset", "load",
+             "metric", "live (model)", "live +-1 rank", "predicted", "error", "beyond", "bound");
   const std::vector<Level> levels = {
       // At one stream the p99 of 10 is their maximum, and the live run's first request pays
       // the cold start (first connection, first page faults: measured +0.1 to +1.3 ms wall,
@@ -88,27 +118,69 @@ TEST(PredictAgreement, MatchesTheLiveSimulatorWithin3PercentFromConcurrency1To64
     // TTFT and e2e, 1/49th to TPOT (a mean over a request's 49 intervals).
     constexpr double kJitterMs = 1.0;
     const double jitter_model_ms = kJitterMs * testing::slack() / l.time_scale;
-    auto check = [&](const std::string& name, double live_model, double predicted,
-                     double jitter_ms) {
-      const double err = (predicted - live_model) / live_model;
-      const double bound = 0.03 + jitter_ms / live_model;
-      fmt::print("{:<8} {:<22} {:<12} {:>12.2f} {:>12.2f} {:>+7.2f}% {:>6.2f}%\n", l.preset, l.load,
-                 name, live_model, predicted, 100 * err, 100 * bound);
+    auto jitter_of = [&](const std::string& metric) {
+      return metric == "tpot_ms" ? jitter_model_ms / 49 : jitter_model_ms;
+    };
+    // A percentile is compared at the resolution of one request. A request that reaches the
+    // server within the machine's scheduling delay of a scheduler decision (a step boundary,
+    // an admission) can be served a step later live than modelled; where the samples have a
+    // gap at the percentile's rank, that one request moves the percentile across the gap (CI,
+    // the open loop: TTFT of an idle server 58 ms, behind another's prefill 115 ms and more;
+    // p50 of 32 requests 79.95 -> 99.47 ms when one of them flipped). So the predicted
+    // percentile must be within the bound of the live samples' percentile anywhere from one
+    // rank below to one rank above; the per-request check below keeps such flips few.
+    auto check = [&](const std::string& name, double live_at, double live_lo, double live_hi,
+                     double predicted, double jitter_ms) {
+      const double err = (predicted - std::clamp(predicted, live_lo, live_hi)) / live_at;
+      const double bound = 0.03 + jitter_ms / live_at;
+      fmt::print("{:<8} {:<22} {:<12} {:>12.2f} {:>21} {:>12.2f} {:>+7.2f}% {:>+7.2f}% {:>6.2f}%\n",
+                 l.preset, l.load, name, live_at, fmt::format("{:.2f}..{:.2f}", live_lo, live_hi),
+                 predicted, 100 * (predicted - live_at) / live_at, 100 * err, 100 * bound);
       EXPECT_LE(std::abs(err), bound) << name << " of " << l.preset << " at " << l.load;
     };
-    for (const char* m : {"ttft_ms", "tpot_ms", "e2e_ms"})
-      for (const char* q : {"p50", "p99"}) {
-        const double jitter = std::string(q) == "p50"       ? 0.0
-                              : std::string(m) == "tpot_ms" ? jitter_model_ms / 49
-                                                            : jitter_model_ms;
-        check(fmt::format("{}.{}", m, q), ls["metrics"][m][q].get<double>() / l.time_scale,
-              ps["metrics"][m][q].get<double>(), jitter);
+    const auto live_samples = read_samples(live, l.time_scale);
+    const auto pred_samples = read_samples(pred, 1.0);
+    for (const char* m : {"ttft_ms", "tpot_ms", "e2e_ms"}) {
+      const std::vector<double>& sorted = live_samples.at(m).sorted;
+      ASSERT_EQ(sorted.size(), static_cast<size_t>(l.requests));
+      const double rank_pct = 100.0 / static_cast<double>(sorted.size() - 1);
+      for (const double q : {50.0, 99.0}) {
+        const double live_at =
+            ls["metrics"][m][fmt::format("p{:g}", q)].get<double>() / l.time_scale;
+        EXPECT_NEAR(live_at, metrics::percentile_sorted(sorted, q), 1e-3 * live_at)
+            << "the summary's percentile is the samples'";
+        check(fmt::format("{}.p{:g}", m, q), live_at,
+              metrics::percentile_sorted(sorted, std::max(0.0, q - rank_pct)),
+              metrics::percentile_sorted(sorted, std::min(100.0, q + rank_pct)),
+              ps["metrics"][m][fmt::format("p{:g}", q)].get<double>(),
+              q == 50.0 ? 0.0 : jitter_of(m));
       }
-    if (l.rate > 0) {  // the same seeded schedule, in model time
+    }
+    if (l.rate > 0) {
+      // The same seeded schedule, in model time: request i arrives at the same model instant in
+      // both runs, so the requests agree one by one, all but the few that raced a scheduler
+      // decision or were delayed past the bound by the machine (measured with three busy loops
+      // on the two cores: 3 of 32, each 5 ms model time off): at most one in 8, each printed.
       EXPECT_NEAR(ls["load"]["achieved_rate"].get<double>() * l.time_scale,
                   ps["load"]["achieved_rate"].get<double>(), 0.03 * l.rate);
+      int differing = 0;
+      for (const auto& [id, live_ttft] : live_samples.at("ttft_ms").by_id) {
+        bool differs = false;
+        for (const char* m : {"ttft_ms", "tpot_ms", "e2e_ms"}) {
+          const auto it = pred_samples.at(m).by_id.find(id);
+          ASSERT_NE(it, pred_samples.at(m).by_id.end()) << "request " << id << " not predicted";
+          const double v = live_samples.at(m).by_id.at(id);
+          if (std::abs(it->second - v) > 0.03 * v + jitter_of(m)) {
+            differs = true;
+            fmt::print("  request {} {}: live {:.2f} predicted {:.2f}\n", id, m, v, it->second);
+          }
+        }
+        differing += differs ? 1 : 0;
+      }
+      EXPECT_LE(differing, l.requests / 8) << "requests that differ one by one at " << l.load;
     }
-    check("tokens/s", ls["throughput"]["output_tokens_per_s"].get<double>() * l.time_scale,
+    const double live_tps = ls["throughput"]["output_tokens_per_s"].get<double>() * l.time_scale;
+    check("tokens/s", live_tps, live_tps, live_tps,
           ps["throughput"]["output_tokens_per_s"].get<double>(), 0.0);
   }
   fs::remove_all(out);
