@@ -1,7 +1,8 @@
 #pragma once
 // One Prometheus page as data: its samples in page order and its families' `# TYPE` and
-// `# HELP`. The scrape parses text into it (telemetry/prom_text.h); the simulator builds it
-// from its state (PromPageFill) and serves it as text (prom_text_of), or hands it as is to a
+// `# HELP`. The scrape parses text into it (telemetry/prom_text.h); the simulator and the
+// benchmark's own live endpoint (telemetry/live_metrics.h) build it from their state
+// (PromPageFill) and serve it as text (prom_text_of); the simulator also hands it as is to a
 // virtual run's ingestion: parse_prom_text(prom_text_of(page)) gives back its samples, and the
 // types and help of the families that have samples (not the rest, nor bad_lines and errors).
 #include <cstdint>

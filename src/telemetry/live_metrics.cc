@@ -4,12 +4,9 @@
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <iterator>
 
 #include <fmt/format.h>
 
-#include "common/prom_histogram.h"
-#include "telemetry/prom_text.h"
 
 namespace sb::telemetry {
 namespace {
@@ -27,13 +24,6 @@ int status_class(int status) {
   return 0;
 }
 
-std::string lv(std::string_view v) {
-  std::string out = "\"";
-  append_escaped_label(out, v);
-  out += '"';
-  return out;
-}
-
 }  // namespace
 
 void LiveMetrics::Histogram::observe(double s) {
@@ -44,14 +34,18 @@ void LiveMetrics::Histogram::observe(double s) {
   count.fetch_add(1, std::memory_order_relaxed);
 }
 
-void LiveMetrics::Histogram::render(std::string& out, const std::string& name,
-                                    const std::string& labels) const {
+LiveMetrics::Histogram::Histogram(std::vector<double> b) : bounds(std::move(b)) {
+  for (double bound : bounds) le_texts.push_back(fmt::format("{}", bound));
+}
+
+void LiveMetrics::Histogram::add_to(PromPageFill& fill, std::string_view name,
+                                    const Labels& labels) const {
   // A snapshot of the relaxed counters (each read once; _count is their sum).
   std::array<uint64_t, kMaxBuckets + 1> snapshot{};
   for (size_t i = 0; i <= bounds.size(); ++i)
     snapshot[i] = counts[i].load(std::memory_order_relaxed);
-  append_prom_histogram(out, name, labels, bounds, std::span(snapshot.data(), bounds.size() + 1),
-                        static_cast<double>(sum_ns.load(std::memory_order_relaxed)) / 1e9);
+  fill.histogram(name, labels, le_texts, std::span(snapshot.data(), bounds.size() + 1),
+                 static_cast<double>(sum_ns.load(std::memory_order_relaxed)) / 1e9);
 }
 
 LiveMetrics::LiveMetrics(std::string provider, std::string scenario)
@@ -91,87 +85,79 @@ void LiveMetrics::set_gpu(const std::vector<GpuReading>& readings, TimePoint at)
 }
 
 std::string LiveMetrics::render() const {
-  std::string out;
-  out.reserve(16384);
-  auto it = std::back_inserter(out);
-  const std::string base = fmt::format("provider={},scenario={}", lv(provider_), lv(scenario_));
-  out +=
-      "# HELP servebench_request_duration_seconds Request duration, first byte sent to end.\n"
-      "# TYPE servebench_request_duration_seconds histogram\n";
-  for (int i = 0; i < kStatusClasses; ++i)
-    if (duration_[i]->count.load(std::memory_order_relaxed) > 0)
-      duration_[i]->render(out, "servebench_request_duration_seconds",
-                           fmt::format("{},status_class=\"{}\"", base, kStatusNames[i]));
-  out +=
-      "# HELP api_request_duration_seconds Alias of servebench_request_duration_seconds "
-      "(framework = provider).\n# TYPE api_request_duration_seconds histogram\n";
-  for (int i = 0; i < kStatusClasses; ++i)
-    if (duration_[i]->count.load(std::memory_order_relaxed) > 0)
-      duration_[i]->render(out, "api_request_duration_seconds",
-                           fmt::format("framework={},scenario={},status_class=\"{}\"",
-                                       lv(provider_), lv(scenario_), kStatusNames[i]));
-  out +=
-      "# HELP servebench_ttft_seconds Time to first token.\n# TYPE servebench_ttft_seconds "
-      "histogram\n";
-  ttft_.render(out, "servebench_ttft_seconds", base);
-  out +=
-      "# HELP servebench_tpot_seconds Time per output token after the first.\n"
-      "# TYPE servebench_tpot_seconds histogram\n";
-  tpot_.render(out, "servebench_tpot_seconds", base);
-  out +=
-      "# HELP servebench_requests_total Finished requests.\n# TYPE servebench_requests_total "
-      "counter\n";
-  for (int i = 0; i < kStatusClasses; ++i)
-    fmt::format_to(it, "servebench_requests_total{{{},status_class=\"{}\"}} {}\n", base,
-                   kStatusNames[i], requests_[i].load(std::memory_order_relaxed));
-  out +=
-      "# HELP servebench_errors_total Failed requests by error class.\n"
-      "# TYPE servebench_errors_total counter\n";
-  for (size_t i = 0; i < errors_.size(); ++i)
-    if (const uint64_t n = errors_[i].load(std::memory_order_relaxed); n > 0)
-      fmt::format_to(it, "servebench_errors_total{{{},class=\"{}\"}} {}\n", base,
-                     kErrorClassNames[i], n);
-  out += "# TYPE servebench_input_tokens_total counter\n";
-  fmt::format_to(it, "servebench_input_tokens_total{{{}}} {}\n", base,
-                 input_tokens_.load(std::memory_order_relaxed));
-  out += "# TYPE servebench_output_tokens_total counter\n";
-  fmt::format_to(it, "servebench_output_tokens_total{{{}}} {}\n", base,
-                 output_tokens_.load(std::memory_order_relaxed));
-  out +=
-      "# HELP servebench_in_flight_requests Requests sent and not yet finished.\n"
-      "# TYPE servebench_in_flight_requests gauge\n";
-  fmt::format_to(it, "servebench_in_flight_requests{{{}}} {}\n", base,
-                 in_flight_.load(std::memory_order_relaxed));
-  std::lock_guard lock(gpu_mu_);
-  if (gpu_.empty()) return out;
-  struct G {
-    const char* name;
-    const char* help;
-    double GpuReading::*v;
-  };
-  static constexpr G kGauges[] = {
-      {"gpu_memory_used_bytes", "GPU memory used.", &GpuReading::mem_used_bytes},
-      {"gpu_memory_total_bytes", "GPU memory total.", &GpuReading::mem_total_bytes},
-      {"gpu_utilization_percent", "GPU SM utilisation.", &GpuReading::sm_util_pct},
-      {"gpu_memory_utilization_percent", "GPU memory-bandwidth utilisation.",
-       &GpuReading::mem_util_pct},
-      {"gpu_power_watts", "GPU power draw.", &GpuReading::power_w},
-      {"gpu_temperature_celsius", "GPU temperature.", &GpuReading::temperature_c},
-      {"gpu_sm_clock_mhz", "GPU SM clock.", &GpuReading::sm_clock_mhz},
-  };
-  for (const G& g : kGauges) {
-    fmt::format_to(it, "# HELP {} {}\n# TYPE {} gauge\n", g.name, g.help, g.name);
-    for (const GpuReading& r : gpu_)
-      if (!std::isnan(r.*g.v))
-        fmt::format_to(it, "{}{{device=\"{}\"}} {}\n", g.name, r.index, r.*g.v);
+  PromPage page;
+  {
+    PromPageFill fill(page);
+    const Labels base = {{"provider", provider_}, {"scenario", scenario_}};
+    auto with = [](Labels labels, std::string name, std::string value) {
+      labels.emplace_back(std::move(name), std::move(value));
+      return labels;
+    };
+    fill.family("servebench_request_duration_seconds", PromType::histogram,
+                "Request duration, first byte sent to end.");
+    for (int i = 0; i < kStatusClasses; ++i)
+      if (duration_[i]->count.load(std::memory_order_relaxed) > 0)
+        duration_[i]->add_to(fill, "servebench_request_duration_seconds",
+                             with(base, "status_class", kStatusNames[i]));
+    fill.family("api_request_duration_seconds", PromType::histogram,
+                "Alias of servebench_request_duration_seconds (framework = provider).");
+    for (int i = 0; i < kStatusClasses; ++i)
+      if (duration_[i]->count.load(std::memory_order_relaxed) > 0)
+        duration_[i]->add_to(
+            fill, "api_request_duration_seconds",
+            {{"framework", provider_}, {"scenario", scenario_}, {"status_class", kStatusNames[i]}});
+    fill.family("servebench_ttft_seconds", PromType::histogram, "Time to first token.");
+    ttft_.add_to(fill, "servebench_ttft_seconds", base);
+    fill.family("servebench_tpot_seconds", PromType::histogram,
+                "Time per output token after the first.");
+    tpot_.add_to(fill, "servebench_tpot_seconds", base);
+    fill.family("servebench_requests_total", PromType::counter, "Finished requests.");
+    for (int i = 0; i < kStatusClasses; ++i)
+      fill.sample("servebench_requests_total", with(base, "status_class", kStatusNames[i]),
+                  static_cast<double>(requests_[i].load(std::memory_order_relaxed)));
+    fill.family("servebench_errors_total", PromType::counter, "Failed requests by error class.");
+    for (size_t i = 0; i < errors_.size(); ++i)
+      if (const uint64_t n = errors_[i].load(std::memory_order_relaxed); n > 0)
+        fill.sample("servebench_errors_total", with(base, "class", std::string(kErrorClassNames[i])),
+                    static_cast<double>(n));
+    fill.family("servebench_input_tokens_total", PromType::counter);
+    fill.sample("servebench_input_tokens_total", base,
+                static_cast<double>(input_tokens_.load(std::memory_order_relaxed)));
+    fill.family("servebench_output_tokens_total", PromType::counter);
+    fill.sample("servebench_output_tokens_total", base,
+                static_cast<double>(output_tokens_.load(std::memory_order_relaxed)));
+    fill.family("servebench_in_flight_requests", PromType::gauge,
+                "Requests sent and not yet finished.");
+    fill.sample("servebench_in_flight_requests", base,
+                static_cast<double>(in_flight_.load(std::memory_order_relaxed)));
+    std::lock_guard lock(gpu_mu_);
+    struct G {
+      const char* name;
+      const char* help;
+      double GpuReading::*v;
+    };
+    static constexpr G kGauges[] = {
+        {"gpu_memory_used_bytes", "GPU memory used.", &GpuReading::mem_used_bytes},
+        {"gpu_memory_total_bytes", "GPU memory total.", &GpuReading::mem_total_bytes},
+        {"gpu_utilization_percent", "GPU SM utilisation.", &GpuReading::sm_util_pct},
+        {"gpu_memory_utilization_percent", "GPU memory-bandwidth utilisation.",
+         &GpuReading::mem_util_pct},
+        {"gpu_power_watts", "GPU power draw.", &GpuReading::power_w},
+        {"gpu_temperature_celsius", "GPU temperature.", &GpuReading::temperature_c},
+        {"gpu_sm_clock_mhz", "GPU SM clock.", &GpuReading::sm_clock_mhz},
+    };
+    for (const G& g : kGauges) {
+      fill.family(g.name, PromType::gauge, g.help);
+      for (const GpuReading& r : gpu_)
+        if (!std::isnan(r.*g.v)) fill.sample(g.name, {{"device", std::to_string(r.index)}}, r.*g.v);
+    }
+    fill.family("gpu_energy_joules_total", PromType::counter,
+                "GPU energy since the first sample (power samples, trapezoid).");
+    for (size_t i = 0; i < gpu_.size(); ++i)
+      fill.sample("gpu_energy_joules_total", {{"device", std::to_string(gpu_[i].index)}},
+                  gpu_energy_j_[i]);
   }
-  out +=
-      "# HELP gpu_energy_joules_total GPU energy since the first sample (power samples, "
-      "trapezoid).\n# TYPE gpu_energy_joules_total counter\n";
-  for (size_t i = 0; i < gpu_.size(); ++i)
-    fmt::format_to(it, "gpu_energy_joules_total{{device=\"{}\"}} {}\n", gpu_[i].index,
-                   gpu_energy_j_[i]);
-  return out;
+  return prom_text_of(page);
 }
 
 }  // namespace sb::telemetry

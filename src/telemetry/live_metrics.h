@@ -14,10 +14,12 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/clock.h"
 #include "common/error_class.h"
+#include "common/prom_page.h"
 #include "metrics/request_record.h"
 #include "telemetry/gpu_source.h"
 
@@ -38,9 +40,11 @@ class LiveMetrics {
     std::vector<double> bounds;  // upper bounds, seconds; +Inf implicit
     std::array<std::atomic<uint64_t>, kMaxBuckets + 1> counts{};  // non-cumulative
     std::atomic<uint64_t> sum_ns{0}, count{0};
-    explicit Histogram(std::vector<double> b) : bounds(std::move(b)) {}
+    std::vector<std::string> le_texts;  // the bounds as the page writes them
+    explicit Histogram(std::vector<double> b);
     void observe(double seconds);
-    void render(std::string& out, const std::string& name, const std::string& labels) const;
+    // The histogram's samples (cumulative buckets, _sum, _count) with these labels.
+    void add_to(PromPageFill& fill, std::string_view name, const Labels& labels) const;
   };
 
  private:

@@ -1,12 +1,10 @@
-// The helpers that exist once for the whole project: splitmix64, the error clip and the
-// Prometheus histogram text.
+// The helpers that exist once for the whole project: splitmix64 and the error clip.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "common/error_clip.h"
-#include "common/prom_histogram.h"
 #include "common/splitmix64.h"
 
 namespace sb {
@@ -37,23 +35,6 @@ TEST(ErrorClip, KeepsTheFirst512Bytes) {
   EXPECT_EQ(out.substr(500), std::string(12, 'f'));
   append_clipped(out, "more");
   EXPECT_EQ(out.size(), 512u);
-}
-
-TEST(PromHistogram, CumulativeBucketsSumAndCount) {
-  std::string out;
-  const std::vector<double> bounds{0.5, 1, 2.5};
-  const std::vector<uint64_t> counts{1, 0, 2, 3};
-  append_prom_histogram(out, "req_seconds", "a=\"x\"", bounds, counts, 12.25);
-  EXPECT_EQ(out,
-            "req_seconds_bucket{a=\"x\",le=\"0.5\"} 1\n"
-            "req_seconds_bucket{a=\"x\",le=\"1\"} 1\n"
-            "req_seconds_bucket{a=\"x\",le=\"2.5\"} 3\n"
-            "req_seconds_bucket{a=\"x\",le=\"+Inf\"} 6\n"
-            "req_seconds_sum{a=\"x\"} 12.25\n"
-            "req_seconds_count{a=\"x\"} 6\n");
-  out.clear();
-  append_prom_histogram(out, "h", "", std::vector<double>{1}, std::vector<uint64_t>{}, 0);
-  EXPECT_EQ(out, "h_bucket{le=\"1\"} 0\nh_bucket{le=\"+Inf\"} 0\nh_sum 0\nh_count 0\n");
 }
 
 }  // namespace

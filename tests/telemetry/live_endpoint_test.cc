@@ -65,6 +65,26 @@ TEST(LiveMetrics, RendersParsableTextFromManyThreads) {
   server.stop();
 }
 
+TEST(LiveMetrics, LabelValuesAreEscapedAndEachFamilyIsDescribedOnce) {
+  LiveMetrics m("a\"b\\c", "line\nbreak");
+  m.observe(record(200, ErrorClass::ok));
+  const std::string text = m.render();
+  const PromPage p = parse_prom_text(text);
+  EXPECT_EQ(p.bad_lines, 0) << p.errors.front();
+  const PromSample* s = p.find("servebench_requests_total", {{"status_class", "2xx"}});
+  ASSERT_NE(s, nullptr) << text;
+  EXPECT_EQ(label(s->labels, "provider"), "a\"b\\c");
+  EXPECT_EQ(label(s->labels, "scenario"), "line\nbreak");
+  EXPECT_EQ(s->value, 1);
+  // One TYPE line per family; no GPU families without GPU readings.
+  size_t types = 0;
+  for (size_t at = text.find("# TYPE servebench_ttft_seconds "); at != std::string::npos;
+       at = text.find("# TYPE servebench_ttft_seconds ", at + 1))
+    ++types;
+  EXPECT_EQ(types, 1u);
+  EXPECT_EQ(text.find("gpu_"), std::string::npos);
+}
+
 TEST(LiveEndpoint, RealPrometheusScrapesAProfRun) {
   const std::string bin = testing::find_binary({"/usr/bin/prometheus"});
   if (bin.empty()) GTEST_SKIP() << "prometheus is not installed (scripts/install-deps.sh --test)";
