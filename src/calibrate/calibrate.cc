@@ -18,6 +18,7 @@ double mean_squared_log_error(const std::vector<MeasuredRun>& runs,
   int n = 0;
   for (size_t k = 0; k < runs.size(); ++k)
     for (size_t m = 0; m < kMetricNames.size(); ++m) {
+      if (!kFitted[m]) continue;
       const auto& meas = runs[k].measured[m];
       const auto& pred = predicted[k][m];
       if (!meas || !pred || !(*meas > 0) || !(*pred > 0)) continue;

@@ -20,7 +20,8 @@ namespace sb::calibrate {
 // The figures a replay of `run` against `config` predicts (model time).
 LevelMetrics predict_level(const MeasuredRun& run, const sim::SimConfig& config);
 
-// Mean over (level, metric) pairs with both values > 0 of log(predicted / measured)^2.
+// Mean over (level, fitted metric: kFitted) pairs with both values > 0 of
+// log(predicted / measured)^2.
 double mean_squared_log_error(const std::vector<MeasuredRun>& runs,
                               const std::vector<LevelMetrics>& predicted);
 
@@ -33,7 +34,7 @@ struct FitResult {
   sim::SimConfig base, fitted;
   std::vector<FitParam> params;
   std::vector<double> start, values;          // per params entry: the base's and the fitted value
-  double objective_start = 0, objective = 0;  // mean squared log error
+  double objective_start = 0, objective = 0;  // mean squared log error of the fitted metrics
   int evaluations = 0;
   std::vector<LevelResult> levels;  // the fitted config's predictions, per run
 };

@@ -56,8 +56,8 @@ std::string preset_yaml(const FitResult& fit, const BaseOrigin& base) {
       all.count, all.mean_abs * 100, all.p50_abs * 100, all.p90_abs * 100, all.p99_abs * 100,
       all.mean_signed * 100);
   y += fmt::format(
-      "# mean squared log error: {:.6g} (base: {:.6g}); per metric and level: the "
-      "sidecar .residuals.json\n",
+      "# mean squared log error of the fitted figures (p50s, output tokens/s): {:.6g} (base: "
+      "{:.6g}); per metric and level: the sidecar .residuals.json\n",
       fit.objective, fit.objective_start);
   y += fmt::format("preset: {}\n", base.preset);
   std::set<std::string> fitted;
@@ -111,13 +111,14 @@ std::string error_table(const FitResult& fit) {
     t += fmt::format("{:<22}  {:<10}  {}\n", fit.params[i].name,
                      value_text(fit.params[i], fit.start[i]),
                      value_text(fit.params[i], fit.values[i]));
-  t += fmt::format("mean squared log error: {:.4g} -> {:.4g} ({} evaluations)\n\n",
-                   fit.objective_start, fit.objective, fit.evaluations);
+  t += fmt::format(
+      "mean squared log error of the fitted figures (*): {:.4g} -> {:.4g} ({} evaluations)\n\n",
+      fit.objective_start, fit.objective, fit.evaluations);
   t += fmt::format("{:<20}", "metric");
   for (const LevelResult& l : fit.levels) t += fmt::format("  {:>18}", l.level + " meas/pred");
   t += "\n";
   for (size_t k = 0; k < kMetricNames.size(); ++k) {
-    t += fmt::format("{:<20}", kMetricNames[k]);
+    t += fmt::format("{:<20}", fmt::format("{}{}", kMetricNames[k], kFitted[k] ? " *" : ""));
     for (const LevelResult& l : fit.levels) {
       const auto e = relative_error(l.measured[k], l.predicted[k]);
       t += e ? fmt::format("  {:>9.4g}/{:<8.4g}", *l.measured[k], *l.predicted[k])

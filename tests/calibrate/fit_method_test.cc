@@ -1,9 +1,10 @@
 // The pure parts of calibrate: the bounded Nelder–Mead search, the parameter transforms, the
-// relative errors and their statistics.
+// objective, the relative errors and their statistics.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "calibrate/calibrate.h"
 #include "calibrate/fit_params.h"
 #include "calibrate/nelder_mead.h"
 #include "calibrate/residuals.h"
@@ -75,6 +76,24 @@ TEST(Residuals, SignedAndAbsoluteErrorStatistics) {
   EXPECT_NEAR(s.p90_abs, 0.37, 1e-12);  // 0.3 + 0.7 x 0.1
   EXPECT_NEAR(s.p99_abs, 0.397, 1e-12);
   EXPECT_EQ(error_stats({}).count, 0);
+}
+
+TEST(Objective, WeighsEachLevelsMediansAndThroughputNotItsTails) {
+  MeasuredRun run;
+  run.measured = {10.0, 12.0, 20.0, 2.0, 2.2, 3.0, 70.0, 75.0, 95.0, 450.0};
+  std::vector<LevelMetrics> predicted = {run.measured};
+  EXPECT_EQ(mean_squared_log_error({run}, predicted), 0);
+  // A model whose tails are those of its queueing only: the p90s and p99s are reported, not fitted.
+  for (size_t m = 0; m < kMetricNames.size(); ++m)
+    if (kMetricNames[m].find("_p9") != std::string_view::npos) predicted[0][m] = 1.0;
+  EXPECT_EQ(mean_squared_log_error({run}, predicted), 0);
+  // A median or the throughput off by e: the mean over the four fitted figures.
+  predicted[0][3] = 2.0 * std::exp(0.2);     // tpot_p50_ms
+  predicted[0][9] = 450.0 * std::exp(-0.4);  // output_tokens_per_s
+  EXPECT_NEAR(mean_squared_log_error({run}, predicted), (0.04 + 0.16) / 4, 1e-12);
+  // A figure missing on either side is left out of the mean.
+  predicted[0][0] = std::nullopt;
+  EXPECT_NEAR(mean_squared_log_error({run}, predicted), (0.04 + 0.16) / 3, 1e-12);
 }
 
 }  // namespace
