@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <iterator>
+#include <string>
+#include <vector>
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -173,13 +175,33 @@ std::optional<int64_t> parse_priority_value(std::string_view text) {
   return v;
 }
 
+namespace {
+
+// The text of -k / 4096 for each k, made once: a streamed token's event copies it instead of
+// formatting a float (the simulator's largest formatting cost per token).
+constexpr size_t kLogprobSteps = 4096;
+const std::vector<std::string>& logprob_texts() {
+  static const std::vector<std::string> texts = [] {
+    std::vector<std::string> v;
+    v.reserve(kLogprobSteps);
+    for (size_t k = 0; k < kLogprobSteps; ++k)
+      v.push_back(fmt::format("{:.4f}", -static_cast<double>(k) / kLogprobSteps));
+    return v;
+  }();
+  return texts;
+}
+
+}  // namespace
+
 Token token_at(uint64_t text_seed, int64_t index) {
   uint64_t h = splitmix64(text_seed ^ splitmix64(static_cast<uint64_t>(index)));
   Token t;
   size_t w = h % kVocab.size();
   t.id = static_cast<uint32_t>(1000 + w);
   t.text = kVocab[w];
-  t.logprob = -static_cast<double>((h >> 32) % 4096) / 4096.0;
+  const size_t k = (h >> 32) % kLogprobSteps;
+  t.logprob = -static_cast<double>(k) / kLogprobSteps;
+  t.logprob_text = logprob_texts()[k];
   return t;
 }
 
@@ -475,10 +497,9 @@ void Formatter::append_token_event(std::string& out, int64_t index, bool last) {
       text_.append(t.text);
       fmt::format_to(
           to,
-          FMT_COMPILE(
-              "data:{{\"index\":{},\"token\":{{\"id\":{},\"text\":\"{}\",\"logprob\":{:.4f},"
-              "\"special\":false}},"),
-          index, t.id, t.text, t.logprob);
+          FMT_COMPILE("data:{{\"index\":{},\"token\":{{\"id\":{},\"text\":\"{}\",\"logprob\":{},"
+                      "\"special\":false}},"),
+          index, t.id, t.text, t.logprob_text);
       if (!last) {
         out += "\"generated_text\":null,\"details\":null}\n\n";
         return;
@@ -616,8 +637,8 @@ std::string Formatter::full_response() const {
       for (int64_t i = 1; i <= n; ++i) {
         Token t = token_at(req_.text_seed, i);
         if (i > 1) tokens += ',';
-        tokens += fmt::format(R"({{"id":{},"text":"{}","logprob":{:.4f},"special":false}})", t.id,
-                              t.text, t.logprob);
+        tokens += fmt::format(R"({{"id":{},"text":"{}","logprob":{},"special":false}})", t.id,
+                              t.text, t.logprob_text);
       }
       return fmt::format(
           "{{\"generated_text\":{},\"details\":{{\"finish_reason\":\"{}\",\"generated_tokens\":{},"

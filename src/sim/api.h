@@ -97,8 +97,9 @@ int64_t count_text_tokens(std::string_view text, int chars_per_token);
 
 struct Token {
   uint32_t id = 0;
-  std::string_view text;  // 4 bytes, e.g. " the"
-  double logprob = 0;
+  std::string_view text;          // 4 bytes, e.g. " the"
+  double logprob = 0;             // -k / 4096, k in [0, 4096)
+  std::string_view logprob_text;  // as fmt's {:.4f} writes it ("-0.1234"), from a table made once
 };
 Token token_at(uint64_t text_seed, int64_t index);
 

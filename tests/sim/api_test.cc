@@ -44,6 +44,11 @@ TEST(Api, TokensAreFourByteWordsAndDeterministic) {
     EXPECT_EQ(t.text[0], ' ');
     EXPECT_EQ(token_at(7, i).id, t.id);
   }
+  // The logprob's text is the value as {:.4f} writes it, whichever of the 4,096 steps.
+  for (int i = 1; i < 20000; ++i) {
+    const Token t = token_at(11, i);
+    ASSERT_EQ(t.logprob_text, fmt::format("{:.4f}", t.logprob)) << i;
+  }
 }
 
 TEST(Api, ParsesTgiRequest) {
