@@ -241,9 +241,9 @@ std::string PlanIndex::comparison_table() const {
   std::string out;
   if (!folders.empty()) {
     try {
-      // The study points into `runs`; its tables use no inter-token gaps.
+      // The study points into `runs`; its tables use no inter-token gaps nor time series.
       const std::vector<report::RunData> runs =
-          report::load_runs(folders, {.inter_token_gaps = false});
+          report::load_runs(folders, {.inter_token_gaps = false, .time_series = false});
       const report::Study study = report::analyse_study(runs, {});
       out = report::study_text(study) + report::economics_text(study);
     } catch (const std::exception& e) {

@@ -170,6 +170,7 @@ RunData load_run_folder(const std::string& dir, const std::string& backend_label
   run.dir = dir;
   run.name = folder_name(p);
   run.summary = load_summary(p / "summary.json");
+  if (!options.time_series && run.summary.is_object()) run.summary.erase("timeseries");
   run.view = results::summary_from_json(run.summary);
   run.backend = backend_label.empty() ? backend_of(run.view) : backend_label;
   run.scenario = scenario_of(run.view);

@@ -39,11 +39,16 @@ struct RunData {
   std::vector<std::string> warnings;  // human-readable, one line each
 };
 
-// What of requests.jsonl a caller needs beyond the latencies and completions.
+// What of a run folder a caller needs beyond the summary's figures, the latencies and completions.
 struct LoadOptions {
   // The inter-token gaps (4 bytes a token): report's ITL tables and charts and compare use
   // them; a study's tables do not (a plan's comparison table loads every run at once).
   bool inter_token_gaps = true;
+  // summary.json's per-bucket time series (`timeseries`, up to 10,000 buckets a run: the
+  // report's "Over time" charts). Without it `summary` and `view` hold no `timeseries`; a
+  // study's tables do not use it (a plan's comparison table holds every run's summary at once:
+  // 0.5 GB of them for the reference study at ten times its requests).
+  bool time_series = true;
 };
 
 // Loads one run folder; `backend_label` (may be empty) overrides the backend name.
