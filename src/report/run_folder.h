@@ -27,8 +27,8 @@ struct RunData {
   std::string name;  // the folder's own name (its last path component)
   std::string
       backend;  // --label NAME, else config.provider, else config.sim_preset, else host:port
-  std::string scenario;  // see scenario_of()
-  nlohmann::json summary;
+  std::string scenario;       // see scenario_of()
+  nlohmann::json summary;     // summary.json without its `timeseries` (that is in view, typed)
   results::SummaryView view;  // summary, typed (results::summary_from_json)
   bool has_requests = false;  // requests.jsonl was present
   // What report and compare use of its whole lines (request_samples.h); the texts only when
@@ -44,10 +44,10 @@ struct LoadOptions {
   // The inter-token gaps (4 bytes a token): report's ITL tables and charts and compare use
   // them; a study's tables do not (a plan's comparison table loads every run at once).
   bool inter_token_gaps = true;
-  // summary.json's per-bucket time series (`timeseries`, up to 10,000 buckets a run: the
-  // report's "Over time" charts). Without it `summary` and `view` hold no `timeseries`; a
-  // study's tables do not use it (a plan's comparison table holds every run's summary at once:
-  // 0.5 GB of them for the reference study at ten times its requests).
+  // summary.json's per-bucket time series (up to 10,000 buckets a run: the report's "Over
+  // time" charts), in view.timeseries (RunData::summary never keeps its JSON copy). A study's
+  // tables do not use it (a plan's comparison table holds every run at once: 0.42 GB of series
+  // for the reference study at ten times its requests).
   bool time_series = true;
 };
 
