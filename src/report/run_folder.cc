@@ -29,7 +29,8 @@ std::string read_whole(const fs::path& p, bool& ok) {
   return s.str();
 }
 
-json load_summary(const fs::path& file) {
+// `time_series`: else its buckets are dropped as they are parsed (no DOM is built for them).
+json load_summary(const fs::path& file, bool time_series) {
   if (!fs::exists(file))
     throw Error(fmt::format("{}: missing (not a run folder? `servebench prof -o DIR` writes it)",
                             file.string()));
@@ -38,7 +39,11 @@ json load_summary(const fs::path& file) {
   if (!ok) throw Error(fmt::format("{}: cannot read it", file.string()));
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw Error(fmt::format("{}: empty file (the run did not finish writing it)", file.string()));
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const json::parser_callback_t without_series = [](int depth, json::parse_event_t event,
+                                                    json& parsed) {
+    return !(depth == 1 && event == json::parse_event_t::key && parsed == "timeseries");
+  };
+  json j = json::parse(text, time_series ? nullptr : without_series, /*allow_exceptions=*/false);
   if (j.is_discarded())
     throw Error(fmt::format("{}: not valid JSON (truncated or corrupted; rerun the benchmark)",
                             file.string()));
@@ -169,7 +174,7 @@ RunData load_run_folder(const std::string& dir, const std::string& backend_label
   RunData run;
   run.dir = dir;
   run.name = folder_name(p);
-  run.summary = load_summary(p / "summary.json");
+  run.summary = load_summary(p / "summary.json", options.time_series);
   run.view = results::summary_from_json(run.summary);
   // The time series is read from `view`, typed; its JSON copy (most of a long run's summary) is
   // not kept, and without options.time_series neither is the view's.
