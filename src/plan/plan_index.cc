@@ -2,13 +2,12 @@
 
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/error.h"
 #include "common/redact.h"
 #include "report/economics.h"
 #include "report/gpu_use.h"
@@ -123,12 +122,10 @@ PlanIndex::PlanIndex(std::string dir, std::string plan_name)
     : dir_(std::move(dir)), plan_(std::move(plan_name)), started_at_(now_utc()) {}
 
 void PlanIndex::add(IndexRow row) {
-  std::ifstream in(std::filesystem::path(dir_) / row.folder / "summary.json");
-  if (in && !row.folder.empty()) {
-    std::stringstream text;
-    text << in.rdbuf();
-    const json s = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-    if (s.is_object()) {
+  const auto file = std::filesystem::path(dir_) / row.folder / "summary.json";
+  if (!row.folder.empty() && std::filesystem::exists(file)) {
+    try {
+      const json s = report::load_summary(file, /*time_series=*/false);
       const report::GpuUse g = report::gpu_use_of(s);
       row.gpu_mem_used_peak_mib = g.mem_used_peak_mib;
       row.sm_util_mean_pct = g.sm_util_mean_pct;
@@ -136,6 +133,8 @@ void PlanIndex::add(IndexRow row) {
       const results::SummaryView v = results::summary_from_json(s);
       row.sim_time_scale = v.facts.sim_time_scale;
       add_economics(v, row);
+    } catch (const Error&) {
+      // A summary that cannot be read leaves the row without its GPU and economics columns.
     }
   }
   runs_.push_back(std::move(row));

@@ -29,39 +29,6 @@ std::string read_whole(const fs::path& p, bool& ok) {
   return s.str();
 }
 
-// `time_series`: else its buckets are dropped as they are parsed (no DOM is built for them).
-json load_summary(const fs::path& file, bool time_series) {
-  if (!fs::exists(file))
-    throw Error(fmt::format("{}: missing (not a run folder? `servebench prof -o DIR` writes it)",
-                            file.string()));
-  bool ok = false;
-  const std::string text = read_whole(file, ok);
-  if (!ok) throw Error(fmt::format("{}: cannot read it", file.string()));
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw Error(fmt::format("{}: empty file (the run did not finish writing it)", file.string()));
-  const json::parser_callback_t without_series = [](int depth, json::parse_event_t event,
-                                                    json& parsed) {
-    return !(depth == 1 && event == json::parse_event_t::key && parsed == "timeseries");
-  };
-  json j = json::parse(text, time_series ? nullptr : without_series, /*allow_exceptions=*/false);
-  if (j.is_discarded())
-    throw Error(fmt::format("{}: not valid JSON (truncated or corrupted; rerun the benchmark)",
-                            file.string()));
-  if (!j.is_object()) throw Error(fmt::format("{}: not a JSON object", file.string()));
-  const auto it = j.find("schema");
-  if (it == j.end() || !it->is_string())
-    throw Error(fmt::format("{}: no \"schema\" field; this servebench reads {}", file.string(),
-                            results::kSummarySchema));
-  if (it->get<std::string>() != results::kSummarySchema)
-    throw Error(
-        fmt::format("{}: schema '{}' is not supported; this servebench reads '{}' "
-                    "(use the servebench version that wrote it)",
-                    file.string(), it->get<std::string>(), results::kSummarySchema));
-  // What a report prints (the whole config, telemetry sources, warnings) is redacted again:
-  // a folder may come from an older servebench that wrote secrets.
-  return results::redact_summary(std::move(j));
-}
-
 void load_requests(const fs::path& file, RunData& run, const LoadOptions& options) {
   if (!fs::exists(file)) {
     run.warnings.push_back(
@@ -106,6 +73,38 @@ std::string folder_name(const fs::path& p) {
 }
 
 }  // namespace
+
+json load_summary(const fs::path& file, bool time_series) {
+  if (!fs::exists(file))
+    throw Error(fmt::format("{}: missing (not a run folder? `servebench prof -o DIR` writes it)",
+                            file.string()));
+  bool ok = false;
+  const std::string text = read_whole(file, ok);
+  if (!ok) throw Error(fmt::format("{}: cannot read it", file.string()));
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw Error(fmt::format("{}: empty file (the run did not finish writing it)", file.string()));
+  const json::parser_callback_t without_series = [](int depth, json::parse_event_t event,
+                                                    json& parsed) {
+    return !(depth == 1 && event == json::parse_event_t::key && parsed == "timeseries");
+  };
+  json j = json::parse(text, time_series ? nullptr : without_series, /*allow_exceptions=*/false);
+  if (j.is_discarded())
+    throw Error(fmt::format("{}: not valid JSON (truncated or corrupted; rerun the benchmark)",
+                            file.string()));
+  if (!j.is_object()) throw Error(fmt::format("{}: not a JSON object", file.string()));
+  const auto it = j.find("schema");
+  if (it == j.end() || !it->is_string())
+    throw Error(fmt::format("{}: no \"schema\" field; this servebench reads {}", file.string(),
+                            results::kSummarySchema));
+  if (it->get<std::string>() != results::kSummarySchema)
+    throw Error(
+        fmt::format("{}: schema '{}' is not supported; this servebench reads '{}' "
+                    "(use the servebench version that wrote it)",
+                    file.string(), it->get<std::string>(), results::kSummarySchema));
+  // What a report prints (the whole config, telemetry sources, warnings) is redacted again:
+  // a folder may come from an older servebench that wrote secrets.
+  return results::redact_summary(std::move(j));
+}
 
 std::optional<double> number_at(const json& j, std::initializer_list<const char*> path) {
   const json* cur = &j;

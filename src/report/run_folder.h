@@ -11,6 +11,7 @@
 //     was killed) are skipped, counted in RunData::skipped_lines and described in warnings;
 //   - an empty run (no measured requests) loads; the report says it is empty.
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +51,10 @@ struct LoadOptions {
   // for the reference study at ten times its requests).
   bool time_series = true;
 };
+
+// summary.json, checked (schema) and redacted; without `time_series` its `timeseries` is
+// dropped while parsing (no DOM is built for it). Throws sb::Error saying what is wrong.
+nlohmann::json load_summary(const std::filesystem::path& file, bool time_series = true);
 
 // Loads one run folder; `backend_label` (may be empty) overrides the backend name.
 RunData load_run_folder(const std::string& dir, const std::string& backend_label = "",
