@@ -8,6 +8,7 @@
 //     source and label set.
 // Series are keyed as in telemetry.jsonl ("gpu/power_w{device=\"0\"}"), points in file order.
 // Lines that do not parse, and null values, are skipped. An unreadable file gives none.
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ struct PowerLog {
   std::vector<metrics::PowerSeries> gpu, gauge;
 };
 
-PowerLog read_power_log(const std::string& telemetry_jsonl);
+// Reads the file in blocks of `block_bytes` (whole lines, longer ones read on): a day's
+// telemetry.jsonl need not fit in memory; tests give small blocks to split lines everywhere.
+PowerLog read_power_log(const std::string& telemetry_jsonl, size_t block_bytes = 4 << 20);
 
 }  // namespace sb::telemetry
