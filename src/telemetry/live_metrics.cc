@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-
 namespace sb::telemetry {
 namespace {
 
@@ -118,8 +117,8 @@ std::string LiveMetrics::render() const {
     fill.family("servebench_errors_total", PromType::counter, "Failed requests by error class.");
     for (size_t i = 0; i < errors_.size(); ++i)
       if (const uint64_t n = errors_[i].load(std::memory_order_relaxed); n > 0)
-        fill.sample("servebench_errors_total", with(base, "class", std::string(kErrorClassNames[i])),
-                    static_cast<double>(n));
+        fill.sample("servebench_errors_total",
+                    with(base, "class", std::string(kErrorClassNames[i])), static_cast<double>(n));
     fill.family("servebench_input_tokens_total", PromType::counter);
     fill.sample("servebench_input_tokens_total", base,
                 static_cast<double>(input_tokens_.load(std::memory_order_relaxed)));
