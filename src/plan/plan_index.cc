@@ -1,13 +1,14 @@
 #include "plan/plan_index.h"
 
 #include <ctime>
+#include <exception>
 #include <filesystem>
 #include <map>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "common/error.h"
 #include "common/redact.h"
 #include "report/economics.h"
 #include "report/gpu_use.h"
@@ -123,7 +124,8 @@ PlanIndex::PlanIndex(std::string dir, std::string plan_name)
 
 void PlanIndex::add(IndexRow row) {
   const auto file = std::filesystem::path(dir_) / row.folder / "summary.json";
-  if (!row.folder.empty() && std::filesystem::exists(file)) {
+  std::error_code unreadable;  // a folder that cannot be read counts as one without a summary
+  if (!row.folder.empty() && std::filesystem::exists(file, unreadable)) {
     try {
       const json s = report::load_summary(file, /*time_series=*/false);
       const report::GpuUse g = report::gpu_use_of(s);
@@ -133,7 +135,7 @@ void PlanIndex::add(IndexRow row) {
       const results::SummaryView v = results::summary_from_json(s);
       row.sim_time_scale = v.facts.sim_time_scale;
       add_economics(v, row);
-    } catch (const Error&) {
+    } catch (const std::exception&) {
       // A summary that cannot be read leaves the row without its GPU and economics columns.
     }
   }

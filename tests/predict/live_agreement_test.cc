@@ -47,7 +47,7 @@ std::map<std::string, Samples> read_samples(const fs::path& dir, double time_sca
     const auto r = nlohmann::json::parse(line);
     if (!r["ok"].get<bool>() || r["warmup"].get<bool>()) continue;
     for (const char* m : {"ttft_ms", "tpot_ms", "e2e_ms"})
-      out[m].by_id[r["id"].get<int64_t>()] = r[m].get<double>() / time_scale;
+      if (r[m].is_number()) out[m].by_id[r["id"].get<int64_t>()] = r[m].get<double>() / time_scale;
   }
   for (auto& [m, s] : out) {
     for (const auto& [id, v] : s.by_id) s.sorted.push_back(v);
@@ -133,8 +133,9 @@ TEST(PredictAgreement, MatchesTheLiveSimulatorWithin3PercentFromConcurrency1To64
     // the open loop: TTFT of an idle server 58 ms, behind another's prefill 115 ms and more;
     // p50 of 32 requests 79.95 -> 99.47 ms when one of them flipped). So the predicted
     // percentile must be within the bound of the live samples' percentile anywhere from one
-    // rank below to one rank above. A model error moves every rank (and the closed loops'
-    // dense samples leave it no room).
+    // rank below to one rank above. A model error moves every rank, a flip one or two: the
+    // median over the ranks of predicted / live (the i-th smallest of each run) is held to 3%
+    // and one delay (below).
     auto check = [&](const std::string& name, double live_at, double live_lo, double live_hi,
                      double predicted, double jitter_ms) {
       const double err = (predicted - std::clamp(predicted, live_lo, live_hi)) / live_at;
@@ -149,6 +150,17 @@ TEST(PredictAgreement, MatchesTheLiveSimulatorWithin3PercentFromConcurrency1To64
     for (const char* m : {"ttft_ms", "tpot_ms", "e2e_ms"}) {
       const std::vector<double>& sorted = live_samples.at(m).sorted;
       ASSERT_EQ(sorted.size(), static_cast<size_t>(l.requests));
+      const std::vector<double>& pred_sorted = pred_samples.at(m).sorted;
+      ASSERT_EQ(pred_sorted.size(), sorted.size());
+      std::vector<double> ratios;
+      for (size_t i = 0; i < sorted.size(); ++i) ratios.push_back(pred_sorted[i] / sorted[i]);
+      std::sort(ratios.begin(), ratios.end());
+      const double median_ratio = metrics::percentile_sorted(ratios, 50);
+      const double ratio_bound = 0.03 + jitter_of(m) / metrics::percentile_sorted(sorted, 50);
+      fmt::print("{:<8} {:<22} {:<12} median over ranks of predicted / live {:>+7.2f}% {:>6.2f}%\n",
+                 l.preset, l.load, m, 100 * (median_ratio - 1), 100 * ratio_bound);
+      EXPECT_LE(std::abs(median_ratio - 1), ratio_bound)
+          << m << " of " << l.preset << " at " << l.load << ": a shift of every rank";
       const double rank_pct = 100.0 / static_cast<double>(sorted.size() - 1);
       for (const double q : {50.0, 99.0}) {
         const double live_at =
