@@ -56,7 +56,7 @@ std::string preset_yaml(const FitResult& fit, const BaseOrigin& base) {
       all.count, all.mean_abs * 100, all.p50_abs * 100, all.p90_abs * 100, all.p99_abs * 100,
       all.mean_signed * 100);
   y += fmt::format(
-      "# mean squared log error of the fitted figures (p50s, output tokens/s): {:.6g} (base: "
+      "# mean squared log error of the fitted figures (p50s, p90s, output tokens/s): {:.6g} (base: "
       "{:.6g}); per metric and level: the sidecar .residuals.json\n",
       fit.objective, fit.objective_start);
   y += fmt::format("preset: {}\n", base.preset);

@@ -78,22 +78,23 @@ TEST(Residuals, SignedAndAbsoluteErrorStatistics) {
   EXPECT_EQ(error_stats({}).count, 0);
 }
 
-TEST(Objective, WeighsEachLevelsMediansAndThroughputNotItsTails) {
+TEST(Objective, WeighsEachLevelsMediansP90sAndThroughputNotItsP99s) {
   MeasuredRun run;
   run.measured = {10.0, 12.0, 20.0, 2.0, 2.2, 3.0, 70.0, 75.0, 95.0, 450.0};
   std::vector<LevelMetrics> predicted = {run.measured};
   EXPECT_EQ(mean_squared_log_error({run}, predicted), 0);
-  // A model whose tails are those of its queueing only: the p90s and p99s are reported, not fitted.
+  // The p99s (a level's slowest request or two) are reported, not fitted.
   for (size_t m = 0; m < kMetricNames.size(); ++m)
-    if (kMetricNames[m].find("_p9") != std::string_view::npos) predicted[0][m] = 1.0;
+    if (kMetricNames[m].find("_p99") != std::string_view::npos) predicted[0][m] = 1.0;
   EXPECT_EQ(mean_squared_log_error({run}, predicted), 0);
-  // A median or the throughput off by e: the mean over the four fitted figures.
+  // A median, a p90 or the throughput off by e: the mean over the seven fitted figures.
   predicted[0][3] = 2.0 * std::exp(0.2);     // tpot_p50_ms
+  predicted[0][7] = 75.0 * std::exp(0.1);    // e2e_p90_ms
   predicted[0][9] = 450.0 * std::exp(-0.4);  // output_tokens_per_s
-  EXPECT_NEAR(mean_squared_log_error({run}, predicted), (0.04 + 0.16) / 4, 1e-12);
+  EXPECT_NEAR(mean_squared_log_error({run}, predicted), (0.04 + 0.01 + 0.16) / 7, 1e-12);
   // A figure missing on either side is left out of the mean.
   predicted[0][0] = std::nullopt;
-  EXPECT_NEAR(mean_squared_log_error({run}, predicted), (0.04 + 0.16) / 3, 1e-12);
+  EXPECT_NEAR(mean_squared_log_error({run}, predicted), (0.04 + 0.01 + 0.16) / 6, 1e-12);
 }
 
 }  // namespace
