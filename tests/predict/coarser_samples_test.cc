@@ -10,20 +10,13 @@
 #include "predict/virtual_run.h"
 #include "sim/metrics.h"
 #include "telemetry/server_scrape.h"
+#include "virtual_config.h"
 
 namespace sb::predict {
 namespace {
 
 engine::EngineConfig long_run() {
-  engine::EngineConfig c;
-  c.client.url = net::parse_url("http://127.0.0.1:9");
-  c.adapter.api = protocol::Api::tgi;
-  c.workload.input_tokens = 200;
-  c.workload.output_tokens = 100;
-  c.adapter.ignore_eos = true;
-  c.load.concurrency = 4;
-  c.load.num_requests = 120;
-  return c;
+  return testing::tgi_closed_loop(200, 100, 4, 120);
 }
 
 struct Sampled {

@@ -7,20 +7,13 @@
 
 #include "common/error.h"
 #include "load/arrival_schedule.h"
+#include "virtual_config.h"
 
 namespace sb::predict {
 namespace {
 
 engine::EngineConfig base_config() {
-  engine::EngineConfig c;
-  c.client.url = net::parse_url("http://127.0.0.1:9");
-  c.adapter.api = protocol::Api::tgi;
-  c.workload.input_tokens = 64;
-  c.workload.output_tokens = 10;
-  c.adapter.ignore_eos = true;
-  c.load.concurrency = 4;
-  c.load.num_requests = 20;
-  return c;
+  return testing::tgi_closed_loop(64, 10, 4, 20);
 }
 
 sim::SimConfig instant() {
