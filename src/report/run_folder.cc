@@ -175,10 +175,9 @@ RunData load_run_folder(const std::string& dir, const std::string& backend_label
   run.name = folder_name(p);
   run.summary = load_summary(p / "summary.json", options.time_series);
   run.view = results::summary_from_json(run.summary);
-  // The time series is read from `view`, typed; its JSON copy (most of a long run's summary) is
-  // not kept, and without options.time_series neither is the view's.
-  if (run.summary.is_object()) run.summary.erase("timeseries");
-  if (!options.time_series) run.view.timeseries = {};
+  // The time series is read from `view`, typed: its JSON copy (most of a long run's summary) is
+  // not kept. (Without options.time_series it was never parsed.)
+  run.summary.erase("timeseries");
   run.backend = backend_label.empty() ? backend_of(run.view) : backend_label;
   run.scenario = scenario_of(run.view);
   load_requests(p / "requests.jsonl", run, options);
