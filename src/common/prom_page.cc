@@ -96,10 +96,6 @@ std::string_view label(const Labels& labels, std::string_view name) {
   return {};
 }
 
-void append_escaped_label(std::string& out, std::string_view value) {
-  append_escaped(out, value, true);
-}
-
 std::string series_key(std::string_view name, const Labels& labels) {
   std::string out(name);
   if (labels.empty()) return out;

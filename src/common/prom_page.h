@@ -47,8 +47,6 @@ struct PromPage {
 std::string_view label(const Labels& labels, std::string_view name);
 // `name{a="x",b="y"}` (sorted labels, escaped): a stable key for one series.
 std::string series_key(std::string_view name, const Labels& labels);
-// Appends a label value escaped for the text format.
-void append_escaped_label(std::string& out, std::string_view value);
 
 // The page as text exposition (0.0.4): each family's `# HELP` and `# TYPE` lines once, before
 // its first sample, values as fmt's "{}" (shortest round trip, so parsing gives them back exactly).
