@@ -78,6 +78,11 @@ std::string SimMetrics::render(const SchedStats& s, TimePoint now) {
 }
 
 void SimMetrics::fill_page(const SchedStats& s, TimePoint now, PromPage& page) {
+  PromPageFill p(page);
+  fill_page(s, now, p);
+}
+
+void SimMetrics::fill_page(const SchedStats& s, TimePoint now, PromPageFill& p) {
   std::lock_guard lock(mu_);
   // GPU utilisation: the fraction of wall time the engine spent in steps since the last scrape.
   Nanos wall = now - last_scrape_;
@@ -100,7 +105,6 @@ void SimMetrics::fill_page(const SchedStats& s, TimePoint now, PromPage& page) {
                                             : 0.0;
   const auto d = [](auto v) { return static_cast<double>(v); };
   const Labels none;
-  PromPageFill p(page);
   const auto gauge = [&](std::string_view name, const Labels& labels, double v,
                          std::string_view help = {}) {
     p.family(name, PromType::gauge, help);

@@ -33,6 +33,9 @@ class SimMetrics {
   // refilled every sample of a virtual run allocates nothing once warm). Each call is a scrape:
   // GPU utilisation counts the engine's busy time since the call before.
   void fill_page(const SchedStats& s, TimePoint now, PromPage& page);
+  // The same families written through a fill the caller holds, so that it can append its own
+  // (the live simulator's connection counters) to one page.
+  void fill_page(const SchedStats& s, TimePoint now, PromPageFill& p);
   // The same page as text (prom_text_of).
   std::string render(const SchedStats& s, TimePoint now);
   // Whether the page's metric `name` is a mean over the time since the scrape before (GPU

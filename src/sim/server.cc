@@ -19,6 +19,7 @@
 #include "common/clock.h"
 #include "common/error.h"
 #include "common/fd_limit.h"
+#include "common/prom_page.h"
 #include "sim/api.h"
 #include "sim/engine.h"
 #include "sim/fault.h"
@@ -59,25 +60,24 @@ struct ConnectionCounters {
   std::atomic<uint64_t> faults_refused{0};  // delays above the bound
   std::atomic<bool> ignored_logged{false};
 
-  std::string render() const {
-    return fmt::format(
-        "# HELP servebench_sim_connections_open Client connections open now.\n"
-        "# TYPE servebench_sim_connections_open gauge\n"
-        "servebench_sim_connections_open {}\n"
-        "# HELP servebench_sim_connections_rejected_total Connections answered 503 beyond "
-        "--max-connections.\n"
-        "# TYPE servebench_sim_connections_rejected_total counter\n"
-        "servebench_sim_connections_rejected_total {}\n"
-        "# HELP servebench_sim_connections_timed_out_total Connections closed by a timeout.\n"
-        "# TYPE servebench_sim_connections_timed_out_total counter\n"
-        "servebench_sim_connections_timed_out_total{{reason=\"idle\"}} {}\n"
-        "servebench_sim_connections_timed_out_total{{reason=\"read\"}} {}\n"
-        "# HELP servebench_sim_fault_headers_ignored_total x-sim-fault headers not honoured.\n"
-        "# TYPE servebench_sim_fault_headers_ignored_total counter\n"
-        "servebench_sim_fault_headers_ignored_total{{reason=\"not_allowed\"}} {}\n"
-        "servebench_sim_fault_headers_ignored_total{{reason=\"delay_too_long\"}} {}\n",
-        open.load(), rejected.load(), idle_closed.load(), read_timeouts.load(),
-        faults_ignored.load(), faults_refused.load());
+  // Appends the HTTP layer's families to the simulator's page (after SimMetrics' own).
+  void fill(PromPageFill& p) const {
+    const auto d = [](const auto& a) { return static_cast<double>(a.load()); };
+    const Labels none, idle{{"reason", "idle"}}, read{{"reason", "read"}},
+        not_allowed{{"reason", "not_allowed"}}, too_long{{"reason", "delay_too_long"}};
+    p.family("servebench_sim_connections_open", PromType::gauge, "Client connections open now.");
+    p.sample("servebench_sim_connections_open", none, d(open));
+    p.family("servebench_sim_connections_rejected_total", PromType::counter,
+             "Connections answered 503 beyond --max-connections.");
+    p.sample("servebench_sim_connections_rejected_total", none, d(rejected));
+    p.family("servebench_sim_connections_timed_out_total", PromType::counter,
+             "Connections closed by a timeout.");
+    p.sample("servebench_sim_connections_timed_out_total", idle, d(idle_closed));
+    p.sample("servebench_sim_connections_timed_out_total", read, d(read_timeouts));
+    p.family("servebench_sim_fault_headers_ignored_total", PromType::counter,
+             "x-sim-fault headers not honoured.");
+    p.sample("servebench_sim_fault_headers_ignored_total", not_allowed, d(faults_ignored));
+    p.sample("servebench_sim_fault_headers_ignored_total", too_long, d(faults_refused));
   }
 };
 
@@ -233,7 +233,13 @@ awaitable<bool> Server::Impl::handle(tcp::socket& sock, const Request& req) {
                                      http_response(200, "application/json", models_json, keep)) &&
             keep;
       case 13: {
-        std::string body = metrics->render(engine->stats(), Clock::now()) + counters.render();
+        PromPage page;
+        {
+          PromPageFill fill(page);
+          metrics->fill_page(engine->stats(), Clock::now(), fill);
+          counters.fill(fill);
+        }
+        const std::string body = prom_text_of(page);
         co_return co_await write_all(
             sock, http_response(200, "text/plain; version=0.0.4; charset=utf-8", body, keep)) &&
             keep;

@@ -12,6 +12,7 @@
 #include "sim/config.h"
 #include "sim/server.h"
 #include "sim/server_limits.h"
+#include "telemetry/prom_text.h"
 
 namespace sb::sim {
 namespace {
@@ -147,6 +148,24 @@ TEST_F(SimLimits, AFaultHeaderIsIgnoredWhenNotAllowed) {
   EXPECT_NE(metrics().find("servebench_sim_fault_headers_ignored_total{reason=\"not_allowed\"} 2"),
             std::string::npos)
       << metrics();
+  // The HTTP layer's families are part of the simulator's one page: typed, each once, parsed
+  // whole with the engine's (a Prometheus scrape rejects a page that repeats a family).
+  const std::string text = metrics();
+  const PromPage page = telemetry::parse_prom_text(text);
+  EXPECT_EQ(page.bad_lines, 0) << text;
+  EXPECT_EQ(page.family_of("servebench_sim_fault_headers_ignored_total").second, PromType::counter);
+  EXPECT_EQ(page.family_of("servebench_sim_connections_open").second, PromType::gauge);
+  const PromSample* not_allowed =
+      page.find("servebench_sim_fault_headers_ignored_total", {{"reason", "not_allowed"}});
+  ASSERT_NE(not_allowed, nullptr) << text;
+  EXPECT_EQ(not_allowed->value, 2.0);
+  EXPECT_NE(page.find("servebench_sim_fault_headers_ignored_total", {{"reason", "delay_too_long"}}),
+            nullptr)
+      << text;
+  ASSERT_NE(page.find("vllm:num_requests_running"), nullptr) << text;
+  for (const std::string_view family :
+       {"# TYPE servebench_sim_connections_timed_out_total ", "# TYPE vllm:num_requests_running "})
+    EXPECT_EQ(text.find(family), text.rfind(family)) << family;
 }
 
 TEST_F(SimLimits, AFaultHeaderIsHonouredOnALoopbackBindByDefault) {
