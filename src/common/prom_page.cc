@@ -1,6 +1,7 @@
 #include "common/prom_page.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <iterator>
 #include <set>
@@ -133,14 +134,29 @@ std::string prom_text_of(const PromPage& page) {
 PromPageFill::PromPageFill(PromPage& page) : page_(page) {}
 
 PromPageFill::~PromPageFill() {
-  page_.samples.erase(page_.samples.begin() + static_cast<std::ptrdiff_t>(n_), page_.samples.end());
+  if (n_ != page_.samples.size()) {
+    page_.samples.erase(page_.samples.begin() + static_cast<std::ptrdiff_t>(n_),
+                        page_.samples.end());
+    changed_ = true;
+  }
+  static std::atomic<uint64_t> last_id{0};
+  if (changed_ || page_.layout_id == 0) page_.layout_id = ++last_id;
+}
+
+void PromPageFill::set(std::string& to, std::string_view from) {
+  if (to == from) return;
+  to.assign(from);
+  changed_ = true;
 }
 
 void PromPageFill::family(std::string_view name, PromType type, std::string_view help) {
-  if (auto it = page_.types.find(name); it != page_.types.end())
-    it->second = type;
-  else
+  if (auto it = page_.types.find(name); it == page_.types.end()) {
     page_.types.emplace(std::string(name), type);
+    changed_ = true;
+  } else if (it->second != type) {
+    it->second = type;
+    changed_ = true;
+  }
   if (help.empty()) return;
   if (auto it = page_.help.find(name); it == page_.help.end())
     page_.help.emplace(std::string(name), std::string(help));
@@ -149,16 +165,22 @@ void PromPageFill::family(std::string_view name, PromType type, std::string_view
 }
 
 PromSample& PromPageFill::next(std::string_view name) {
-  if (n_ == page_.samples.size()) page_.samples.emplace_back();
+  if (n_ == page_.samples.size()) {
+    page_.samples.emplace_back();
+    changed_ = true;
+  }
   PromSample& s = page_.samples[n_++];
-  s.name.assign(name);
+  set(s.name, name);
   s.timestamp_ms.reset();
   return s;
 }
 
 void PromPageFill::sample(std::string_view name, const Labels& labels, double value) {
   PromSample& s = next(name);
-  s.labels = labels;
+  if (s.labels != labels) {
+    s.labels = labels;
+    changed_ = true;
+  }
   s.value = value;
 }
 
@@ -171,10 +193,16 @@ void PromPageFill::histogram(std::string_view name, const Labels& labels,
   for (size_t i = 0; i <= le_texts.size(); ++i) {
     cum += count_at(i);
     PromSample& s = next(name_);
-    s.labels.resize(labels.size() + 1);
-    std::copy(labels.begin(), labels.end(), s.labels.begin());
-    s.labels.back().first.assign("le");
-    s.labels.back().second.assign(i < le_texts.size() ? std::string_view(le_texts[i]) : "+Inf");
+    if (s.labels.size() != labels.size() + 1) {
+      s.labels.resize(labels.size() + 1);
+      changed_ = true;
+    }
+    for (size_t l = 0; l < labels.size(); ++l) {
+      set(s.labels[l].first, labels[l].first);
+      set(s.labels[l].second, labels[l].second);
+    }
+    set(s.labels.back().first, "le");
+    set(s.labels.back().second, i < le_texts.size() ? std::string_view(le_texts[i]) : "+Inf");
     s.value = static_cast<double>(cum);
   }
   name_.assign(name).append("_sum");

@@ -35,6 +35,12 @@ struct PromPage {
   std::map<std::string, std::string, std::less<>> help;
   int64_t bad_lines = 0;
   std::vector<std::string> errors;  // the first few bad lines, described
+  // Who reads pages of one source again and again (telemetry::PageIngest) may trust two pages
+  // with the same non-zero id to have the same layout: the same samples' names and labels in
+  // the same order, and the same types. PromPageFill takes a new id (unique in the process)
+  // whenever a fill changes the layout; 0, as a parsed page has it, promises nothing. Whoever
+  // changes a page's names, labels, sample count or types by other means sets it to 0.
+  uint64_t layout_id = 0;
 
   // The family a sample belongs to and its type: `foo_bucket` of a histogram `foo` ->
   // ("foo", histogram); a name with no `# TYPE` (nor a typed base) -> (name, untyped).
@@ -71,9 +77,12 @@ class PromPageFill {
 
  private:
   PromSample& next(std::string_view name);
+  // `to` = `from`, noting whether it changed the layout.
+  void set(std::string& to, std::string_view from);
   PromPage& page_;
-  size_t n_ = 0;      // samples written
-  std::string name_;  // a histogram's sample name, reused
+  size_t n_ = 0;          // samples written
+  std::string name_;      // a histogram's sample name, reused
+  bool changed_ = false;  // the layout differs from the page's before the fill
 };
 
 }  // namespace sb

@@ -63,6 +63,7 @@ bool PageIngest::admit(const std::string& key) {
 }
 
 bool PageIngest::same_layout(const PromPage& page) const {
+  if (page.layout_id != 0 && page.layout_id == layout_id_) return true;  // PromPage's promise
   if (page.samples.size() != layout_ids_.size() || slots_.empty()) return false;
   for (size_t i = 0; i < page.samples.size(); ++i) {
     const PromSample& s = page.samples[i];
@@ -72,6 +73,7 @@ bool PageIngest::same_layout(const PromPage& page) const {
 }
 
 void PageIngest::resolve(const PromPage& page) {
+  layout_id_ = page.layout_id;
   slots_.assign(page.samples.size(), Slot{});
   layout_ids_.clear();
   layout_hists_.clear();

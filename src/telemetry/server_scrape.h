@@ -91,6 +91,7 @@ class PageIngest {
   // The layout: the samples' names and labels, the page's types, what each sample is, the
   // histograms on it, and how many series it had beyond the cap.
   std::vector<std::pair<std::string, Labels>> layout_ids_;
+  uint64_t layout_id_ = 0;  // the resolved page's PromPage::layout_id
   std::map<std::string, PromType, std::less<>> layout_types_;
   std::vector<Slot> slots_;
   std::vector<Hist*> layout_hists_;

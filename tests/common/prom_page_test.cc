@@ -59,6 +59,43 @@ TEST(PromPage, ARefillReusesTheSamplesStorageAndDropsWhatItNoLongerWrites) {
   EXPECT_EQ(page.samples[0], (PromSample{"only", {}, 1, {}}));
 }
 
+TEST(PromPage, ALayoutIdChangesExactlyWhenAFillChangesNamesLabelsCountOrTypes) {
+  PromPage page;
+  EXPECT_EQ(page.layout_id, 0u);  // as parsed: no promise
+  fill(page, 3, 5, "m");
+  const uint64_t first = page.layout_id;
+  EXPECT_NE(first, 0u);
+  fill(page, 4, 9, "m");  // new values only
+  EXPECT_EQ(page.layout_id, first);
+  const PromPage copy = page;
+  EXPECT_EQ(copy.layout_id, first);  // the same layout
+  fill(page, 4, 9, "other");         // a label value
+  const uint64_t relabelled = page.layout_id;
+  EXPECT_NE(relabelled, first);
+  fill(page, 4, 9, "m");  // back: a layout of its own again, never an old id
+  EXPECT_NE(page.layout_id, relabelled);
+  EXPECT_NE(page.layout_id, first);
+  const uint64_t back = page.layout_id;
+  {
+    PromPageFill p(page);  // a type changes, nothing else
+    p.family("queue", PromType::counter, "Requests waiting.");
+    p.sample("queue", {}, 3);
+    p.family("latency_seconds", PromType::histogram);
+    p.histogram("latency_seconds", {{"model_name", "m"}}, std::vector<std::string>{"0.5", "1"},
+                std::vector<uint64_t>{1, 2, 1}, 4.25);
+  }
+  EXPECT_NE(page.layout_id, back);
+  const uint64_t typed = page.layout_id;
+  {
+    PromPageFill p(page);  // fewer samples
+    p.sample("queue", {}, 3);
+  }
+  EXPECT_NE(page.layout_id, typed);
+  PromPage other;
+  fill(other, 3, 5, "m");
+  EXPECT_NE(other.layout_id, page.layout_id);  // ids are unique across pages
+}
+
 TEST(PromPage, TextHasEachFamilysHelpAndTypeBeforeItsFirstSample) {
   PromPage page;
   fill(page, 3, 5, "a \"quoted\"\\name");

@@ -99,6 +99,44 @@ TEST(PageIngestLayout, AChangedLayoutIsFoldedByItsOwnSamples) {
   EXPECT_EQ(store.points("server/req_total").back().second, 10);
 }
 
+// A page refilled in place (the simulator's, PromPageFill) carries a layout id, and the ingest
+// trusts it instead of comparing every sample: folding such pages must give what the same pages
+// give as parsed text (no id: compared sample by sample), a layout change midway included.
+TEST(PageIngestLayout, AFilledPagesLayoutIdFoldsAsItsText) {
+  SeriesStore by_id, by_text;
+  PageIngest filled_in("server"), parsed_in("server");
+  PromPage page;
+  const std::vector<std::string> le = {"0.1", "1"};
+  for (int k = 0; k < 9; ++k) {
+    {
+      PromPageFill p(page);
+      if (k >= 3 && k < 6) {  // a gauge first and another model: every sample moves
+        p.family("g", PromType::gauge);
+        p.sample("g", {}, k);
+      }
+      const Labels model = {{"model", k >= 3 && k < 6 ? "b" : "a"}};
+      p.family("q", PromType::gauge);
+      p.sample("q", model, k % 3);
+      p.family("req_total", PromType::counter);
+      p.sample("req_total", {}, 100 + 10 * k);
+      p.family("lat", PromType::histogram);
+      p.histogram("lat", model, le,
+                  std::vector<uint64_t>{static_cast<uint64_t>(k), static_cast<uint64_t>(2 * k), 1},
+                  0.5 * k);
+    }
+    ASSERT_NE(page.layout_id, 0u);
+    const int64_t t_ns = int64_t{k} * 1'000'000'000;
+    filled_in.ingest(page, t_ns, by_id);
+    const PromPage parsed = parse_prom_text(prom_text_of(page));
+    ASSERT_EQ(parsed.layout_id, 0u);
+    parsed_in.ingest(parsed, t_ns, by_text);
+  }
+  expect_same_store(by_id, by_text);
+  EXPECT_EQ(by_id.points("server/g").size(), 3u);
+  EXPECT_EQ(by_id.points("server/q{model=\"b\"}").size(), 3u);
+  EXPECT_EQ(by_id.points("server/req_total").size(), 8u);
+}
+
 // The layout points into the ingest's own maps; a moved ingest (a vector of them growing, one per
 // replica) keeps folding where the first left off.
 TEST(PageIngestLayout, AMovedIngestGoesOnFromItsLayout) {
