@@ -81,6 +81,7 @@ std::optional<PromType> type_from(std::string_view t) {
 }  // namespace
 
 bool parse_prom_line(std::string_view line, PromPage& page) {
+  page.layout_id = 0;  // a line may add a sample or a type: no layout promise (prom_page.h)
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   size_t i = 0;
   skip_spaces(line, i);

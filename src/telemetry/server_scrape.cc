@@ -63,8 +63,8 @@ bool PageIngest::admit(const std::string& key) {
 }
 
 bool PageIngest::same_layout(const PromPage& page) const {
+  if (page.samples.size() != slots_.size() || slots_.empty()) return false;
   if (page.layout_id != 0 && page.layout_id == layout_id_) return true;  // PromPage's promise
-  if (page.samples.size() != layout_ids_.size() || slots_.empty()) return false;
   for (size_t i = 0; i < page.samples.size(); ++i) {
     const PromSample& s = page.samples[i];
     if (s.name != layout_ids_[i].first || s.labels != layout_ids_[i].second) return false;

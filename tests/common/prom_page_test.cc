@@ -67,9 +67,11 @@ TEST(PromPage, ALayoutIdChangesExactlyWhenAFillChangesNamesLabelsCountOrTypes) {
   EXPECT_NE(first, 0u);
   fill(page, 4, 9, "m");  // new values only
   EXPECT_EQ(page.layout_id, first);
-  const PromPage copy = page;
-  EXPECT_EQ(copy.layout_id, first);  // the same layout
-  fill(page, 4, 9, "other");         // a label value
+  PromPage copy = page;  // the same layout, the same id; a fill that changes it takes its own
+  fill(copy, 4, 9, "copied");
+  EXPECT_NE(copy.layout_id, first);
+  EXPECT_EQ(page.layout_id, first);
+  fill(page, 4, 9, "other");  // a label value
   const uint64_t relabelled = page.layout_id;
   EXPECT_NE(relabelled, first);
   fill(page, 4, 9, "m");  // back: a layout of its own again, never an old id

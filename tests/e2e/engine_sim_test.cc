@@ -43,16 +43,15 @@ TEST_P(EveryApi, AllRequestsSucceedWithServerTokenCounts) {
     ASSERT_TRUE(r.ttft_ms() && r.e2e_ms());
     if (GetParam().stream) {
       // The instant preset's 1 ms steps: a client delayed past the last step (ASan on a busy
-      // CI runner: 20 ms) reads all 12 events at once, so TTFT may equal e2e. The first token,
-      // the gaps between tokens and the rest of the stream add up to at most e2e.
+      // CI runner: 20 ms) reads all 12 events at once, so TTFT may equal e2e; the server wrote
+      // them a step apart (its trace). TTFT and the 11 gaps add up to e2e (the gaps are floats).
+      EXPECT_GT(it->second.token_ns.back(), it->second.token_ns.front()) << r.id;
+      EXPECT_LE(*r.ttft_ms(), *r.e2e_ms());
       EXPECT_EQ(r.events, 12u);
       ASSERT_EQ(r.itl_ms.size(), 11u);
       double itl_sum_ms = 0;
-      for (double itl : r.itl_ms) {
-        EXPECT_GE(itl, 0.0);
-        itl_sum_ms += itl;
-      }
-      EXPECT_LE(*r.ttft_ms() + itl_sum_ms, *r.e2e_ms() + 1e-6);
+      for (double itl : r.itl_ms) itl_sum_ms += itl;
+      EXPECT_NEAR(*r.ttft_ms() + itl_sum_ms, *r.e2e_ms(), 1e-3);
       EXPECT_TRUE(r.tpot_ms());
     } else {
       EXPECT_EQ(*r.ttft_ms(), *r.e2e_ms());

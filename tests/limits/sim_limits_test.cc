@@ -163,9 +163,11 @@ TEST_F(SimLimits, AFaultHeaderIsIgnoredWhenNotAllowed) {
             nullptr)
       << text;
   ASSERT_NE(page.find("vllm:num_requests_running"), nullptr) << text;
-  for (const std::string_view family :
-       {"# TYPE servebench_sim_connections_timed_out_total ", "# TYPE vllm:num_requests_running "})
+  for (const std::string_view family : {"# TYPE servebench_sim_connections_timed_out_total ",
+                                        "# TYPE vllm:num_requests_running "}) {
+    ASSERT_NE(text.find(family), std::string::npos) << family;
     EXPECT_EQ(text.find(family), text.rfind(family)) << family;
+  }
 }
 
 TEST_F(SimLimits, AFaultHeaderIsHonouredOnALoopbackBindByDefault) {
