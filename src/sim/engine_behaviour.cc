@@ -41,8 +41,10 @@ void tgi_1x(SimConfig& c) {
   c.sched.serial_lock = false;
 }
 
-// vLLM (V1 engine): chunked prefill with max_num_batched_tokens 2048 per step
-// (vllm/config/scheduler.py DEFAULT_MAX_NUM_BATCHED_TOKENS), --max-num-seqs 256, paged KV in
+// vLLM (V1 engine): chunked prefill with max_num_batched_tokens 2048 per step and
+// --max-num-seqs 256, `vllm serve`'s defaults on GPUs under 70 GiB and on the A100
+// (vllm/engine/arg_utils.py get_batch_defaults; on H100/H200-class GPUs `vllm serve` takes
+// 8192 and 1024: the catalog keeps 2048/256 there too, docs/simulator.md says why), paged KV in
 // 16-token blocks (--block-size 16), preemption by recompute, automatic prefix caching on.
 // CPU overhead per step: the scheduler's share of a token in vLLM's v0.6.0 blog post (29% of
 // 13 ms on H100 before the fix; 0.6.0's multi-step and async output processing hide most of it:
