@@ -26,7 +26,8 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
                  "Server URL, e.g. http://127.0.0.1:8000 or https://host/v1");
   app.add_option("--endpoint", f.endpoint, "Path under the base URL (default: the API's own)");
   app.add_option("--api", f.api,
-                 "tgi | openai | openai-chat | generic | llamacpp | openai-responses | anthropic")
+                 "tgi | openai | openai-chat | generic | llamacpp | openai-responses | anthropic | "
+                 "embeddings | rerank")
       ->capture_default_str();
   app.add_flag("--no-stream", f.no_stream, "Ask for whole responses instead of a stream");
   app.add_option("--model", f.model, "Model name sent in OpenAI and Anthropic requests");
@@ -62,8 +63,11 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
       ->capture_default_str();
   app.add_option("--timeout", f.total_timeout, "Whole-request timeout")->capture_default_str();
   // Load.
-  app.add_option("--concurrency", f.concurrency, "Closed loop: requests in flight (default 1)");
-  app.add_option("--request-rate", f.request_rate, "Open loop: requests per second");
+  app.add_option(
+      "--concurrency", f.concurrency,
+      "Closed loop: requests in flight (default 1; sweep: levels in rising order, e.g. 1,4,16)");
+  app.add_option("--request-rate", f.request_rate,
+                 "Open loop: requests per second (sweep: rates in rising order, e.g. 2,4,8)");
   app.add_option("--arrival", f.arrival, "Open loop: constant | poisson | gamma")
       ->capture_default_str();
   app.add_option("--burstiness", f.burstiness, "Gamma shape (1 = Poisson, < 1 burstier)")
@@ -159,7 +163,8 @@ void add_prof_flags(CLI::App& app, ProfFlags& f) {
       ->capture_default_str();
   app.add_option(
       "--sim", f.sim,
-      "Start the embedded simulator with this preset (tgi, fastapi, pytorch) and target it");
+      "Start the embedded simulator with this preset (tgi, fastapi, pytorch, instant) and target "
+      "it");
   app.add_option("--sim-gpu", f.sim_gpu,
                  "Embedded catalog simulator: GPU (A10G, L4, L40S, A100, H100, H200; "
                  "servebench sim --list)");
