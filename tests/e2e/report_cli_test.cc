@@ -73,6 +73,12 @@ TEST_F(ReportCli, PlanOfThreeProvidersByThreeScenariosRendersTheComparisonTable)
   const Cmd r = sb("report" + labels + " --sla p99_e2e_ms:60 -o " + html_path.string());
   ASSERT_EQ(r.code, 0) << r.out;
   const std::string html = slurp(html_path);
+  // Through a pipe (stdout fully buffered), the tables still come before the status line
+  // on stderr, which ends the output.
+  const auto status = r.out.rfind("servebench: report of 9 runs written to ");
+  ASSERT_NE(status, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('\n', status), r.out.size() - 1) << r.out;
+  EXPECT_LT(r.out.find("Recommendation"), status) << r.out;
 
   // rows = providers, columns = scenarios (named from the prompt/answer lengths).
   const auto t = html.find("<table data-table=\"comparison-concurrency-2\">");
