@@ -1,6 +1,7 @@
 // servebench: benchmarks AI-model inference servers. main() chooses where measured runs
 // happen (this process, or the ranks of an MPI job), parses the command line, dispatches the
 // subcommand, and turns errors into exit codes.
+#include <cstdio>
 #include <memory>
 #include <string_view>
 
@@ -79,6 +80,9 @@ int main(int argc, char** argv) {
   // Every socket is a descriptor: the soft limit (often 1024) goes up to the hard limit at
   // once; each run checks what it needs against it before it sends (common/fd_limit.h).
   sb::fd::raise_descriptor_limit();
+  // stdout line-buffered even into a pipe or file, so a command's tables (stdout) and the
+  // status line that follows them (stderr) stay in that order in `... > log 2>&1`.
+  std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   const auto exec = choose_executor(&argc, &argv);
   CLI::App app{
       "servebench: benchmark AI-model inference servers (TGI, vLLM, OpenAI-compatible, ...)"};

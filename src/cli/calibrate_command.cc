@@ -1,7 +1,6 @@
 #include "cli/calibrate_command.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -90,7 +89,6 @@ int run_calibrate(const CalibrateFlags& f) {
   const std::string sidecar = residuals_path(f.output);
   write_file(sidecar, calibrate::residuals_json(fit, origin).dump(2) + "\n");
   if (!f.quiet) fmt::print("{}", calibrate::error_table(fit));
-  std::fflush(stdout);  // the table before the status line on stderr
   fmt::print(stderr, "servebench: fitted {} on {} runs: {} and {}\n", f.preset, runs.size(),
              f.output, sidecar);
   return 0;

@@ -1,6 +1,5 @@
 #include "cli/prof_command.h"
 
-#include <cstdio>
 #include <memory>
 
 #include <fmt/format.h>
@@ -32,7 +31,6 @@ int run_prof(const ProfFlags& flags, plan::RunExecutor& exec) {
   if (!exec.leader()) return 0;
   if (out.summary) {
     if (!pc.quiet) fmt::print("{}\n", report::format_terminal_summary(*out.summary));
-    std::fflush(stdout);  // the table before the status line on stderr
     fmt::print(stderr, "servebench: results in {}/ (summary.json, summary.csv, requests.jsonl)\n",
                spec.dir);
   }

@@ -107,10 +107,8 @@ int run_report(const ReportFlags& f) {
                                   f.reference, names));
   }
   const bool to_stdout = f.output == "-";
-  if (!f.quiet && !to_stdout) {
+  if (!f.quiet && !to_stdout)
     fmt::print("{}{}", report::study_text(study), report::economics_text(study));
-    std::fflush(stdout);  // the tables before the status lines on stderr, in a shared terminal
-  }
 
   const std::string text = f.format == "md" ? report::render_markdown_report(runs, o)
                                             : report::render_html_report(runs, o);

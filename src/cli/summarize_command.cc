@@ -1,7 +1,6 @@
 #include "cli/summarize_command.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -137,7 +136,6 @@ int run_summarize(const SummarizeFlags& f) {
   const metrics::RunSummary summary = acc->finish(info);
   results::write_run_outputs(f.dir, summary, info);
   if (!f.quiet) fmt::print("{}\n", report::format_terminal_summary(summary));
-  std::fflush(stdout);  // the table before the status lines on stderr
   if (scan.last_line_cut)
     fmt::print(stderr, "servebench: skipped the cut last line of {}\n", jsonl);
   fmt::print(stderr, "servebench: rebuilt {}/summary.json and summary.csv from {} requests{}\n",

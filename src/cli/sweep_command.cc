@@ -1,6 +1,5 @@
 #include "cli/sweep_command.h"
 
-#include <cstdio>
 #include <filesystem>
 #include <memory>
 
@@ -160,7 +159,6 @@ int run_sweep(const SweepFlags& f, plan::RunExecutor& exec) {
   if (exec.leader()) {
     index.write(true);
     if (!pc.quiet) fmt::print("{}", index.comparison_table());
-    std::fflush(stdout);  // the table before the status line on stderr
     fmt::print(stderr, "servebench: {} runs in {}/ (index.json, index.csv)\n", index.runs().size(),
                dir);
   }
