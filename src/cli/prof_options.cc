@@ -332,8 +332,7 @@ int64_t sim_reasoning_length_of(const ProfFlags& f, protocol::Api api) {
 load::PriorityMix priority_mix_of(const ProfFlags& f, protocol::Api api) {
   if (f.priority_mix.empty()) return {};
   load::PriorityMix mix = load::parse_priority_mix(f.priority_mix);
-  if (api != protocol::Api::openai && api != protocol::Api::openai_chat &&
-      api != protocol::Api::tgi)
+  if (!protocol::sends_priority(api))
     throw usage_error(fmt::format(
         "--priority-mix: --api {} has no request priority servebench can send; use --api "
         "openai or openai-chat (vLLM's \"priority\" field) or tgi (the x-priority headers only)",

@@ -7,9 +7,13 @@
 
 #include "common/error.h"
 #include "common/units.h"
+#include "load/arrival_schedule.h"
+#include "load/priority_mix.h"
 #include "metrics/goodput.h"
 #include "protocol/adapter.h"
 #include "telemetry/gpu_mode.h"
+#include "workload/length_spec.h"
+#include "workload/prompt_source.h"
 
 namespace sb::plan {
 namespace {
@@ -34,15 +38,32 @@ std::vector<std::string> goodput_list(const YamlContext& ctx, const YAML::Node& 
   return *list;
 }
 
+// A string field that one of the run path's own parsers accepts (`check` throws sb::Error with
+// prof's message for the flag of the same name); "" when absent.
+template <typename Check>
+std::string checked_string(const YamlContext& ctx, const YAML::Node& map, const char* key,
+                           const std::string& field, Check check) {
+  auto v = get_string(ctx, map, key, field);
+  if (!v) return {};
+  try {
+    check(*v);
+  } catch (const Error& e) {
+    yaml_fail(ctx, map[key], field, e.what());
+  }
+  return *v;
+}
+
 RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
   RunDefaults d;
   if (!n) return d;
-  check_keys(ctx, n, "defaults",
-             {"api",       "stream",     "input_length",       "output_length",  "ignore_eos",
-              "warmup",    "goodput",    "cooldown",           "sim_time_scale", "workers",
-              "seed",      "timeout",    "max_error_rate",     "sim_seed",       "save_outputs",
-              "dataset",   "batch_size", "telemetry_interval", "gpu_telemetry",  "server_metrics",
-              "server_pid"});
+  check_keys(
+      ctx, n, "defaults",
+      {"api",           "stream",     "input_length",       "output_length",  "ignore_eos",
+       "warmup",        "goodput",    "cooldown",           "sim_time_scale", "workers",
+       "seed",          "timeout",    "max_error_rate",     "sim_seed",       "save_outputs",
+       "dataset",       "batch_size", "telemetry_interval", "gpu_telemetry",  "server_metrics",
+       "server_pid",    "input_dist", "output_dist",        "shared_prefix",  "priority_mix",
+       "abandon_after", "arrival",    "burstiness"});
   if (auto api = get_string(ctx, n, "api", "defaults.api")) {
     if (!protocol::api_from_string(*api) || *api == "generic")
       yaml_fail(ctx, n["api"], "defaults.api",
@@ -87,16 +108,13 @@ RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
       yaml_fail(ctx, n["telemetry_interval"], "defaults.telemetry_interval", "at least 10ms");
     d.telemetry_interval_ms = ms;
   }
-  if (auto gpu = get_string(ctx, n, "gpu_telemetry", "defaults.gpu_telemetry")) {
-    try {
-      telemetry::GpuMode mode;
-      std::string url;
-      telemetry::parse_gpu_mode(*gpu, mode, url);
-    } catch (const Error& e) {
-      yaml_fail(ctx, n["gpu_telemetry"], "defaults.gpu_telemetry", e.what());
-    }
-    d.gpu_telemetry = *gpu;
-  }
+  if (n["gpu_telemetry"])
+    d.gpu_telemetry =
+        checked_string(ctx, n, "gpu_telemetry", "defaults.gpu_telemetry", [](const auto& v) {
+          telemetry::GpuMode mode;
+          std::string url;
+          telemetry::parse_gpu_mode(v, mode, url);
+        });
   if (auto urls = get_string_list(ctx, n, "server_metrics", "defaults.server_metrics")) {
     for (size_t i = 0; i < urls->size(); ++i)
       if (!(*urls)[i].starts_with("http://") && !(*urls)[i].starts_with("https://"))
@@ -107,6 +125,26 @@ RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
   }
   d.server_pid =
       static_cast<int>(get_int(ctx, n, "server_pid", "defaults.server_pid", 0).value_or(0));
+  d.input_dist = checked_string(ctx, n, "input_dist", "defaults.input_dist", [](const auto& v) {
+    (void)workload::parse_length_spec(v, "input_dist");
+  });
+  d.output_dist = checked_string(ctx, n, "output_dist", "defaults.output_dist", [](const auto& v) {
+    (void)workload::parse_output_length_spec(v, "output_dist");
+  });
+  d.shared_prefix = checked_string(ctx, n, "shared_prefix", "defaults.shared_prefix",
+                                   [](const auto& v) { (void)workload::parse_shared_prefix(v); });
+  d.priority_mix = checked_string(ctx, n, "priority_mix", "defaults.priority_mix",
+                                  [](const auto& v) { (void)load::parse_priority_mix(v); });
+  if (n["abandon_after"]) {
+    d.abandon_after_s = *get_duration_s(ctx, n, "abandon_after", "defaults.abandon_after");
+    if (d.abandon_after_s <= 0)
+      yaml_fail(ctx, n["abandon_after"], "defaults.abandon_after",
+                "must be longer than 0 (e.g. 5s)");
+  }
+  if (n["arrival"])
+    d.arrival = checked_string(ctx, n, "arrival", "defaults.arrival",
+                               [](const auto& v) { (void)load::parse_arrival(v); });
+  d.burstiness = get_number(ctx, n, "burstiness", "defaults.burstiness", 1e-6).value_or(1.0);
   return d;
 }
 
@@ -352,6 +390,26 @@ Plan parse_root(const YAML::Node& root, const std::string& file) {
     }
   }
   p.defaults = parse_defaults(ctx, root["defaults"]);
+  // One source of prompts a run (as prof's --scenario, --dataset, --shared-prefix).
+  const YAML::Node d = root["defaults"];
+  if (!p.defaults.dataset.empty() && !p.defaults.shared_prefix.empty())
+    yaml_fail(ctx, d["shared_prefix"], "defaults.shared_prefix",
+              "dataset and shared_prefix exclude each other: give one source of prompts");
+  if (!p.scenarios.empty() && (!p.defaults.dataset.empty() || !p.defaults.shared_prefix.empty()))
+    yaml_fail(ctx, root["scenarios"], "scenarios",
+              fmt::format("scenarios (synthetic prompts) and defaults.{} exclude each other: give "
+                          "one source of prompts",
+                          p.defaults.dataset.empty() ? "shared_prefix" : "dataset"));
+  if (!p.defaults.priority_mix.empty())
+    for (const Provider& pr : p.providers) {
+      const std::string api = pr.api.empty() ? p.defaults.api : pr.api;
+      const auto known = protocol::api_from_string(api);
+      if (known && !protocol::sends_priority(*known))
+        yaml_fail(ctx, root["defaults"]["priority_mix"], "defaults.priority_mix",
+                  fmt::format("provider {} uses --api {}, which has no request priority servebench "
+                              "can send (openai, openai-chat or tgi)",
+                              pr.id, api));
+    }
   const YAML::Node stages = root["stages"];
   if (!stages || !stages.IsSequence() || stages.size() == 0)
     yaml_fail(ctx, stages ? stages : root, "stages",

@@ -17,7 +17,8 @@ void ProgressPrinter::update(const engine::LiveTotals& t) {
   last_tokens_ = t.output_tokens;
   last_rate_s_ = t.elapsed_s;
   last_print_s_ = t.elapsed_s;
-  std::string plan = t.planned > 0 ? fmt::format("{}/{}", t.done, t.planned) : fmt::format("{}", t.done);
+  std::string plan =
+      t.planned > 0 ? fmt::format("{}/{}", t.done, t.planned) : fmt::format("{}", t.done);
   if (t.planned_s > 0) plan += fmt::format(" ({:.0f}/{:.0f}s)", t.elapsed_s, t.planned_s);
   std::string line =
       fmt::format("[{:7.1f}s] done {}  {:.1f} req/s  {:.0f} tok/s  in-flight {}  errors {}",

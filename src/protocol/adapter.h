@@ -38,6 +38,11 @@ std::string_view to_string(Api api);
 inline bool is_pooling(Api api) {
   return api == Api::embeddings || api == Api::rerank;
 }
+// The APIs a request priority (--priority-mix) reaches a server by: vLLM's body "priority"
+// (openai, openai-chat) and the x-priority headers (those and tgi). The others have none.
+inline bool sends_priority(Api api) {
+  return api == Api::openai || api == Api::openai_chat || api == Api::tgi;
+}
 // The names above for a message, "tgi, openai, ... or anthropic"; without "generic" when
 // `with_generic` is false (what a plan or a simulator cannot take).
 std::string api_choices(bool with_generic = true);

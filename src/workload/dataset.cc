@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "workload/length_spec.h"
+
 namespace sb::workload {
 namespace {
 
 using nlohmann::json;
-
-constexpr int64_t kMaxTokens = 10'000'000;
 
 struct Message {
   std::string role;  // system | user | assistant
@@ -123,8 +123,8 @@ std::optional<std::string> parse_record(const json& j, std::vector<DatasetEntry>
   int64_t max_tokens = 0;
   if (j.contains("max_tokens") && !j["max_tokens"].is_null()) {
     const json& m = j["max_tokens"];
-    if (!m.is_number_integer() || m.get<int64_t>() < 1 || m.get<int64_t>() > kMaxTokens)
-      return fmt::format("\"max_tokens\" must be an integer from 1 to {}", kMaxTokens);
+    if (!m.is_number_integer() || m.get<int64_t>() < 1 || m.get<int64_t>() > kMaxLengthTokens)
+      return fmt::format("\"max_tokens\" must be an integer from 1 to {}", kMaxLengthTokens);
     max_tokens = m.get<int64_t>();
   }
   std::string reference, image, request_class;

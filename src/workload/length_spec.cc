@@ -12,7 +12,6 @@
 namespace sb::workload {
 namespace {
 
-constexpr int64_t kMaxLength = 10'000'000;
 constexpr const char* kSyntax =
     "expected N, fixed:N, uniform:min=A,max=B, normal:mean=M,sd=S[,min=A,max=B] or "
     "empirical:V1,V2,... (optionally with ,unit=chars)";
@@ -38,9 +37,9 @@ double parse_number(std::string_view v, std::string_view flag, std::string_view 
 
 int64_t parse_length(std::string_view v, std::string_view flag, std::string_view text) {
   const double d = parse_number(v, flag, text);
-  if (d != std::floor(d) || d < 1 || d > static_cast<double>(kMaxLength))
+  if (d != std::floor(d) || d < 1 || d > static_cast<double>(kMaxLengthTokens))
     fail(flag, text,
-         fmt::format("length '{}' must be a whole number from 1 to {}", trim(v), kMaxLength));
+         fmt::format("length '{}' must be a whole number from 1 to {}", trim(v), kMaxLengthTokens));
   return static_cast<int64_t>(d);
 }
 
@@ -164,14 +163,14 @@ LengthSpec parse_length_spec(std::string_view text, std::string_view flag) {
     spec.kind = LengthSpec::Kind::normal;
     spec.mean = parse_number(*mean, flag, text);
     spec.sd = parse_number(*sd, flag, text);
-    if (spec.mean < 1 || spec.mean > static_cast<double>(kMaxLength))
+    if (spec.mean < 1 || spec.mean > static_cast<double>(kMaxLengthTokens))
       fail(flag, text, "mean must be from 1 to 10000000");
     if (spec.sd < 0) fail(flag, text, "sd must not be negative");
     spec.min = take("min") ? parse_length(*take("min"), flag, text) : 1;
     spec.max = take("max")
                    ? parse_length(*take("max"), flag, text)
                    : std::clamp<int64_t>(static_cast<int64_t>(std::ceil(spec.mean + 6 * spec.sd)),
-                                         spec.min, kMaxLength);
+                                         spec.min, kMaxLengthTokens);
     if (spec.min > spec.max) fail(flag, text, "min is above max");
   } else if (kind == "empirical" || kind == "list") {
     if (!keyed.empty() || bare.empty()) fail(flag, text, "empirical takes a list of lengths");
@@ -183,6 +182,14 @@ LengthSpec parse_length_spec(std::string_view text, std::string_view flag) {
     fail(flag, text, fmt::format("unknown distribution '{}'", kind));
   }
   return spec;
+}
+
+LengthSpec parse_output_length_spec(std::string_view text, std::string_view flag) {
+  LengthSpec out = parse_length_spec(text, flag);
+  if (out.unit == LengthUnit::chars)
+    throw usage_error(fmt::format(
+        "{} '{}': output lengths are in tokens (max_tokens); drop unit=chars", flag, text));
+  return out;
 }
 
 }  // namespace sb::workload

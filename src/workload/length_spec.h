@@ -21,6 +21,9 @@ namespace sb::workload {
 
 enum class LengthUnit { tokens, chars };
 
+// The longest prompt or output, in tokens, that any workload source makes or accepts.
+inline constexpr int64_t kMaxLengthTokens = 10'000'000;
+
 struct LengthSpec {
   enum class Kind { fixed, uniform, normal, empirical };
   Kind kind = Kind::fixed;
@@ -38,5 +41,7 @@ struct LengthSpec {
 
 // Parses a spec; throws sb::Error (usage) naming `flag` and the expected syntax.
 LengthSpec parse_length_spec(std::string_view text, std::string_view flag);
+// The same for output lengths, which are max_tokens: unit=chars is an error.
+LengthSpec parse_output_length_spec(std::string_view text, std::string_view flag);
 
 }  // namespace sb::workload

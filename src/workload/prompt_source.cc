@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -25,7 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int64_t kMaxInputTokens = 10'000'000;
 // Random streams, so that lengths, classes and texts never share draws.
 constexpr uint64_t kLengthStream = 0x1E7;
 constexpr uint64_t kShuffleStream = 0x5F1;
@@ -80,56 +78,7 @@ std::string read_whole_file(const std::string& path, std::string_view flag) {
   return std::move(content).str();
 }
 
-int64_t parse_positive(std::string_view v, std::string_view text) {
-  int64_t n = 0;
-  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (v.empty() || ec != std::errc() || end != v.data() + v.size() || n < 1 || n > kMaxInputTokens)
-    throw usage_error(
-        fmt::format("--shared-prefix '{}': '{}' is not a whole number from 1 to {}; expected "
-                    "prefixes=N,suffixes=M[,prefix=T][,suffix=T][,unit=chars]",
-                    text, v, kMaxInputTokens));
-  return n;
-}
-
 }  // namespace
-
-SharedPrefixSpec parse_shared_prefix(std::string_view text) {
-  SharedPrefixSpec s;
-  bool have_prefixes = false, have_suffixes = false;
-  std::string_view rest = text;
-  while (!rest.empty()) {
-    const auto comma = rest.find(',');
-    const std::string_view item = rest.substr(0, comma);
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-    const auto eq = item.find('=');
-    const std::string_view key = item.substr(0, eq);
-    const std::string_view value = eq == std::string_view::npos ? "" : item.substr(eq + 1);
-    if (key == "prefixes") {
-      s.prefixes = parse_positive(value, text);
-      have_prefixes = true;
-    } else if (key == "suffixes") {
-      s.suffixes = parse_positive(value, text);
-      have_suffixes = true;
-    } else if (key == "prefix") {
-      s.prefix_length = parse_positive(value, text);
-    } else if (key == "suffix") {
-      s.suffix_length = parse_positive(value, text);
-    } else if (key == "unit" && (value == "tokens" || value == "chars")) {
-      s.unit = value == "chars" ? LengthUnit::chars : LengthUnit::tokens;
-    } else {
-      throw usage_error(
-          fmt::format("--shared-prefix '{}': unknown item '{}'; expected "
-                      "prefixes=N,suffixes=M[,prefix=T][,suffix=T][,unit=chars]",
-                      text, item));
-    }
-  }
-  if (!have_prefixes || !have_suffixes)
-    throw usage_error(
-        fmt::format("--shared-prefix '{}': needs prefixes=N and suffixes=M, e.g. "
-                    "prefixes=4,suffixes=16,prefix=512,suffix=32",
-                    text));
-  return s;
-}
 
 PromptSource::PromptSource(const WorkloadConfig& config) : PromptSource(config, nullptr) {}
 
@@ -169,10 +118,10 @@ PromptSource::PromptSource(const WorkloadConfig& config,
     scenario_ = parse_scenario(c.scenario);
     classes_ = scenario_.classes;
   } else {
-    if (c.input_dist.empty() && (c.input_tokens < 1 || c.input_tokens > kMaxInputTokens) &&
+    if (c.input_dist.empty() && (c.input_tokens < 1 || c.input_tokens > kMaxLengthTokens) &&
         c.prompt_file.empty() && c.dataset.empty())
       throw usage_error(fmt::format("invalid input length {}: expected 1 to {} tokens",
-                                    c.input_tokens, kMaxInputTokens));
+                                    c.input_tokens, kMaxLengthTokens));
     RequestClass d{"default", LengthSpec::fixed_tokens(std::max<int64_t>(1, c.input_tokens)),
                    LengthSpec::fixed_tokens(std::max<int64_t>(1, c.output_tokens)), 100};
     if (c.output_tokens < 1) d.output.min = d.output.max = c.output_tokens;  // left to the server
@@ -183,12 +132,7 @@ PromptSource::PromptSource(const WorkloadConfig& config,
     for (auto& k : classes_) k.input = in;
   }
   if (!c.output_dist.empty()) {
-    const LengthSpec out = parse_length_spec(c.output_dist, "--output-dist");
-    if (out.unit == LengthUnit::chars)
-      throw usage_error(
-          fmt::format("--output-dist '{}': output lengths are in tokens "
-                      "(max_tokens); drop unit=chars",
-                      c.output_dist));
+    const LengthSpec out = parse_output_length_spec(c.output_dist, "--output-dist");
     for (auto& k : classes_) k.output = out;
   }
   scenario_.classes = classes_;

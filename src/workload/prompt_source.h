@@ -13,6 +13,7 @@
 #include "tokenizer/tokenizer.h"
 #include "workload/length_spec.h"
 #include "workload/scenario.h"
+#include "workload/shared_prefix.h"
 
 namespace sb::workload {
 
@@ -67,15 +68,6 @@ struct WorkloadConfig {
   std::shared_ptr<const Trace> trace;
   uint64_t trace_first_id = 0;  // the first measured request's id (--warmup)
 };
-
-// The shared-prefix generator's shape (--shared-prefix).
-struct SharedPrefixSpec {
-  int64_t prefixes = 1, suffixes = 1;
-  int64_t prefix_length = 512, suffix_length = 32;
-  LengthUnit unit = LengthUnit::tokens;
-};
-// Throws sb::Error (usage) naming --shared-prefix.
-SharedPrefixSpec parse_shared_prefix(std::string_view text);
 
 class PromptSource {
  public:

@@ -7,14 +7,14 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "workload/length_spec.h"
 
 namespace sb::workload {
 namespace {
 
 using nlohmann::json;
 
-constexpr int64_t kMaxTokens = 10'000'000;  // as the synthetic prompt's bound
-constexpr double kMaxSeconds = 9.0e9;       // ~285 years: fits int64 nanoseconds
+constexpr double kMaxSeconds = 9.0e9;  // ~285 years: fits int64 nanoseconds
 
 TraceLine bad(std::string why) {
   TraceLine l;
@@ -37,9 +37,10 @@ std::optional<double> to_double(std::string_view s) {
   return v;
 }
 
-// A token count: a whole number in [min, kMaxTokens] ("512" or "512.0").
+// A token count: a whole number in [min, kMaxLengthTokens] ("512" or "512.0").
 std::optional<int64_t> to_count(double v, int64_t min) {
-  if (v != std::floor(v) || v < static_cast<double>(min) || v > static_cast<double>(kMaxTokens))
+  if (v != std::floor(v) || v < static_cast<double>(min) ||
+      v > static_cast<double>(kMaxLengthTokens))
     return std::nullopt;
   return static_cast<int64_t>(v);
 }
@@ -51,7 +52,7 @@ std::optional<int64_t> seconds_to_ns(double s) {
 }
 
 std::string count_problem(std::string_view name, int64_t min) {
-  return fmt::format("\"{}\" is not a whole number from {} to {}", name, min, kMaxTokens);
+  return fmt::format("\"{}\" is not a whole number from {} to {}", name, min, kMaxLengthTokens);
 }
 
 // `name` in `j` as a count, or the problem.

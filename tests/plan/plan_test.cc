@@ -1,10 +1,20 @@
 // Plans: stages read and expanded, one precise message per broken field, the shipped
 // example plan valid.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "plan/plan.h"
+#include "plan/plan_runner.h"
+#include "plan/predict_executor.h"
 
 namespace sb::plan {
 namespace {
@@ -103,6 +113,32 @@ TEST(Plan, EachBrokenFieldHasItsOwnMessage) {
        "plan.yaml:1:12: providers: 'nowhere.yaml': no such file"},
       {"providers:\n  - {id: a}\nstages:\n  - {kind: baseline}\n",
        "plan.yaml:2:5: providers[0] (a).base_url: missing"},
+      // The workload-shape and user keys: prof's own parsers, at the field's position.
+      {h + "defaults: {input_dist: 'normal:mean=x'}\nstages:\n  - {kind: baseline}\n",
+       "plan.yaml:3:24: defaults.input_dist: "},
+      {h + "defaults: {output_dist: 'zipf:n=3'}\nstages:\n  - {kind: baseline}\n",
+       "plan.yaml:3:25: defaults.output_dist: "},
+      {h + "defaults: {shared_prefix: 'prefixes=2'}\nstages:\n  - {kind: baseline}\n",
+       "defaults.shared_prefix: --shared-prefix 'prefixes=2': needs prefixes=N and suffixes=M"},
+      {h + "defaults: {priority_mix: 'high:x'}\nstages:\n  - {kind: baseline}\n",
+       "plan.yaml:3:26: defaults.priority_mix: --priority-mix"},
+      {h + "defaults: {arrival: bursty}\nstages:\n  - {kind: baseline}\n",
+       "plan.yaml:3:21: defaults.arrival: "},
+      {h + "defaults: {abandon_after: 0s}\nstages:\n  - {kind: baseline}\n",
+       "defaults.abandon_after: must be longer than 0"},
+      {h + "defaults: {burstiness: 0}\nstages:\n  - {kind: baseline}\n", "defaults.burstiness"},
+      {h + "defaults: {output_dist: 'uniform:min=4,max=9,unit=chars'}\nstages:\n  - {kind: "
+           "baseline}\n",
+       "defaults.output_dist: output_dist 'uniform:min=4,max=9,unit=chars': output lengths are in "
+       "tokens"},
+      {h + "scenarios: [chat]\ndefaults: {shared_prefix: 'prefixes=2,suffixes=4'}\nstages:\n  - "
+           "{kind: baseline}\n",
+       "plan.yaml:3:12: scenarios: scenarios (synthetic prompts) and defaults.shared_prefix "
+       "exclude "
+       "each other"},
+      {"providers:\n  - {id: t, sim: tgi}\n  - {id: l, base_url: 'http://127.0.0.1:1', api: "
+       "llamacpp}\ndefaults: {priority_mix: 'high:0.5,low:0.5'}\nstages:\n  - {kind: baseline}\n",
+       "defaults.priority_mix: provider l uses --api llamacpp, which has no request priority"},
   };
   for (const auto& c : cases) EXPECT_THAT(error_of(c.yaml), HasSubstr(c.message)) << c.yaml;
 }
@@ -123,6 +159,67 @@ TEST(Plan, SeedsKeepEveryDigit) {
                          "}\nstages: [{kind: baseline}]\n"),
                 HasSubstr("defaults.seed: '" + std::string(bad) + "' is not a whole number"))
         << bad;
+}
+
+// The workload's shape and the users' behaviour reach every run of a plan as prof's flags of
+// the same names would: the runs' summary.json config and their requests (in virtual time).
+TEST(Plan, WorkloadShapeAndUserKeysReachEveryRun) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("sb_plan_workload_keys_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const Plan plan = parse_plan(std::string(kHead) + R"(name: shapes
+defaults:
+  api: openai-chat
+  input_dist: 'uniform:min=20,max=60'
+  output_dist: 'uniform:min=4,max=12'
+  priority_mix: 'high:0.25,low:0.75'
+  arrival: constant
+  burstiness: 0.5
+  ignore_eos: true
+stages:
+  - {name: closed, kind: baseline, concurrency: 4, num_requests: 64}
+  - {name: open, kind: baseline, request_rate: 20, num_requests: 64}
+)",
+                               "plan.yaml");
+  EXPECT_EQ(plan.defaults.arrival, "constant");
+  EXPECT_EQ(plan.defaults.burstiness, 0.5);
+  PredictExecutor exec;
+  PlanRunOptions o;
+  o.output_dir = dir.string();
+  o.quiet = true;
+  o.executor = &exec;
+  ASSERT_EQ(run_plan(plan, o), 0);
+  int runs = 0;
+  for (const auto& f : std::filesystem::directory_iterator(dir)) {
+    if (!std::filesystem::exists(f.path() / "summary.json")) continue;
+    ++runs;
+    const auto j = nlohmann::json::parse(std::ifstream(f.path() / "summary.json"));
+    const auto& cfg = j["config"];
+    EXPECT_EQ(cfg["workload"]["input_dist"], "uniform:min=20,max=60");
+    EXPECT_EQ(cfg["workload"]["output_dist"], "uniform:min=4,max=12");
+    ASSERT_EQ(cfg["load"]["priority_mix"].size(), 2u);
+    EXPECT_EQ(cfg["load"]["priority_mix"][0]["class"], "high");
+    if (cfg["load"]["mode"] == "open") {
+      EXPECT_EQ(cfg["load"]["arrival"], "constant");
+      EXPECT_EQ(cfg["load"]["burstiness"], 0.5);
+    }
+    std::set<std::string> classes;
+    std::set<int64_t> outputs;
+    std::ifstream log(f.path() / "requests.jsonl");
+    for (std::string line; std::getline(log, line);) {
+      const auto r = nlohmann::json::parse(line);
+      if (r.value("warmup", false)) continue;
+      classes.insert(r["priority_class"].get<std::string>());
+      const int64_t out = r["output_tokens"].get<int64_t>();
+      EXPECT_GE(out, 4);
+      EXPECT_LE(out, 12);
+      outputs.insert(out);
+    }
+    EXPECT_EQ(classes, (std::set<std::string>{"high", "low"})) << f.path();
+    EXPECT_GT(outputs.size(), 3u) << f.path();  // drawn, not the fixed output_length
+  }
+  EXPECT_EQ(runs, 2);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Plan, ShippedReferenceStudyIsValid) {
