@@ -24,6 +24,7 @@ struct RunFlags {
 
 int run_run(const RunFlags& f, plan::RunExecutor& exec) {
   const plan::Plan p = plan::load_plan_file(f.plan_file);
+  plan::check_plan_runs(p, exec);  // `predict run`: what virtual time does not model
   if (f.check) {
     if (!exec.leader()) return 0;
     fmt::print("{}: valid plan '{}': {} providers, {} scenarios, {} stages\n", f.plan_file, p.name,

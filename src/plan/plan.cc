@@ -13,7 +13,7 @@
 #include "protocol/adapter.h"
 #include "telemetry/gpu_mode.h"
 #include "workload/length_spec.h"
-#include "workload/prompt_source.h"
+#include "workload/shared_prefix.h"
 
 namespace sb::plan {
 namespace {
@@ -126,10 +126,10 @@ RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
   d.server_pid =
       static_cast<int>(get_int(ctx, n, "server_pid", "defaults.server_pid", 0).value_or(0));
   d.input_dist = checked_string(ctx, n, "input_dist", "defaults.input_dist", [](const auto& v) {
-    (void)workload::parse_length_spec(v, "input_dist");
+    (void)workload::parse_length_spec(v, "--input-dist");
   });
   d.output_dist = checked_string(ctx, n, "output_dist", "defaults.output_dist", [](const auto& v) {
-    (void)workload::parse_output_length_spec(v, "output_dist");
+    (void)workload::parse_output_length_spec(v, "--output-dist");
   });
   d.shared_prefix = checked_string(ctx, n, "shared_prefix", "defaults.shared_prefix",
                                    [](const auto& v) { (void)workload::parse_shared_prefix(v); });
@@ -392,6 +392,19 @@ Plan parse_root(const YAML::Node& root, const std::string& file) {
   p.defaults = parse_defaults(ctx, root["defaults"]);
   // One source of prompts a run (as prof's --scenario, --dataset, --shared-prefix).
   const YAML::Node d = root["defaults"];
+  // A length count next to the distribution (or shared-prefix spec) that replaces it would be
+  // dead: refused, in the defaults and in every stage.
+  const auto dead_length = [&](const YAML::Node& at, const std::string& where) {
+    const bool in_spec = !p.defaults.input_dist.empty() || !p.defaults.shared_prefix.empty();
+    if (at["input_length"] && in_spec)
+      yaml_fail(ctx, at["input_length"], where + ".input_length",
+                fmt::format("defaults.{} gives the prompt lengths; drop input_length",
+                            p.defaults.input_dist.empty() ? "shared_prefix" : "input_dist"));
+    if (at["output_length"] && !p.defaults.output_dist.empty())
+      yaml_fail(ctx, at["output_length"], where + ".output_length",
+                "defaults.output_dist gives the output lengths; drop output_length");
+  };
+  if (d) dead_length(d, "defaults");
   if (!p.defaults.dataset.empty() && !p.defaults.shared_prefix.empty())
     yaml_fail(ctx, d["shared_prefix"], "defaults.shared_prefix",
               "dataset and shared_prefix exclude each other: give one source of prompts");
@@ -416,6 +429,7 @@ Plan parse_root(const YAML::Node& root, const std::string& file) {
               "missing: a list of stages (`- kind: baseline`)");
   for (size_t i = 0; i < stages.size(); ++i) {
     Stage s = parse_stage(ctx, stages[i], i);
+    dead_length(stages[i], fmt::format("stages[{}]", i));
     for (const auto& o : p.stages)
       if (o.name == s.name)
         yaml_fail(ctx, stages[i], fmt::format("stages[{}].name", i),

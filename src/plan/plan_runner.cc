@@ -221,6 +221,56 @@ void run_stage(const Stage& stage, const StageTarget& t, StageRunContext& ctx) {
                report::kMinRequestsPerClient);
 }
 
+namespace {
+
+// A provider's runs as the plan's defaults give them, before a stage sets their load.
+StageTarget target_of(const Provider& p, const RunDefaults& d, const PlanRunOptions& o) {
+  StageTarget t;
+  t.provider = p.name;
+  t.max_error_rate = d.max_error_rate;
+  engine::EngineConfig& e = t.base.engine;
+  e.adapter.api = *protocol::api_from_string(p.api.empty() ? d.api : p.api);
+  e.adapter.stream = d.stream && !protocol::is_pooling(e.adapter.api);
+  e.adapter.ignore_eos = d.ignore_eos;
+  e.adapter.model = p.model_name;
+  e.workload.input_tokens = d.input_length;
+  e.workload.output_tokens = d.output_length;
+  e.workload.seed = d.seed;
+  e.load.seed = d.seed;
+  e.load.warmup = d.warmup;
+  e.workers = d.workers;
+  e.timeouts.total = from_s(d.timeout_s);
+  e.timeouts.first_token = std::min(e.timeouts.first_token, e.timeouts.total);
+  e.grace_period = std::chrono::seconds(10);
+  t.base.slo = metrics::parse_goodput_flags(d.goodput);
+  t.base.provider = &p;
+  t.base.sim.preset = p.sim;
+  t.base.sim.choice = p.sim_choice;
+  t.base.sim.replicas = p.sim_replicas;
+  t.base.sim.time_scale = o.sim_time_scale.value_or(d.sim_time_scale);
+  t.base.sim.seed = d.sim_seed;
+  e.save_outputs = d.save_outputs;
+  e.workload.dataset = d.dataset;
+  e.workload.input_dist = d.input_dist;
+  e.workload.output_dist = d.output_dist;
+  e.workload.shared_prefix = d.shared_prefix;
+  if (!d.priority_mix.empty()) e.load.priority_mix = load::parse_priority_mix(d.priority_mix);
+  e.load.arrival = load::parse_arrival(d.arrival);  // open-loop stages
+  e.load.burstiness = d.burstiness;
+  e.timeouts.abandon_after = from_s(d.abandon_after_s);
+  // Only the non-generative APIs send several inputs a request (as prof's --batch-size).
+  e.workload.batch_inputs = protocol::is_pooling(e.adapter.api) ? d.batch_size : 1;
+  t.base.telemetry = run_telemetry_of(d);
+  t.base.provider_label = p.name;
+  return t;
+}
+
+}  // namespace
+
+void check_plan_runs(const Plan& plan, const RunExecutor& exec) {
+  for (const Provider& p : plan.providers) exec.check(target_of(p, plan.defaults, {}).base.engine);
+}
+
 int run_plan(const Plan& plan, const PlanRunOptions& o) {
   RunExecutor& exec = executor_of(o.executor);
   const bool leader = exec.leader();
@@ -251,43 +301,7 @@ int run_plan(const Plan& plan, const PlanRunOptions& o) {
   int run_no = 0;
   for (const Provider& p : plan.providers) {
     if (stopped(o.stop)) break;
-    StageTarget t;
-    t.provider = p.name;
-    t.max_error_rate = d.max_error_rate;
-    engine::EngineConfig& e = t.base.engine;
-    e.adapter.api = *protocol::api_from_string(p.api.empty() ? d.api : p.api);
-    e.adapter.stream = d.stream && !protocol::is_pooling(e.adapter.api);
-    e.adapter.ignore_eos = d.ignore_eos;
-    e.adapter.model = p.model_name;
-    e.workload.input_tokens = d.input_length;
-    e.workload.output_tokens = d.output_length;
-    e.workload.seed = d.seed;
-    e.load.seed = d.seed;
-    e.load.warmup = d.warmup;
-    e.workers = d.workers;
-    e.timeouts.total = from_s(d.timeout_s);
-    e.timeouts.first_token = std::min(e.timeouts.first_token, e.timeouts.total);
-    e.grace_period = std::chrono::seconds(10);
-    t.base.slo = metrics::parse_goodput_flags(d.goodput);
-    t.base.provider = &p;
-    t.base.sim.preset = p.sim;
-    t.base.sim.choice = p.sim_choice;
-    t.base.sim.replicas = p.sim_replicas;
-    t.base.sim.time_scale = o.sim_time_scale.value_or(d.sim_time_scale);
-    t.base.sim.seed = d.sim_seed;
-    e.save_outputs = d.save_outputs;
-    e.workload.dataset = d.dataset;
-    e.workload.input_dist = d.input_dist;
-    e.workload.output_dist = d.output_dist;
-    e.workload.shared_prefix = d.shared_prefix;
-    if (!d.priority_mix.empty()) e.load.priority_mix = load::parse_priority_mix(d.priority_mix);
-    e.load.arrival = load::parse_arrival(d.arrival);  // open-loop stages
-    e.load.burstiness = d.burstiness;
-    e.timeouts.abandon_after = from_s(d.abandon_after_s);
-    // Only the non-generative APIs send several inputs a request (as prof's --batch-size).
-    e.workload.batch_inputs = protocol::is_pooling(e.adapter.api) ? d.batch_size : 1;
-    t.base.telemetry = run_telemetry_of(d);
-    t.base.provider_label = p.name;
+    StageTarget t = target_of(p, plan.defaults, o);
 
     std::unique_ptr<Launcher> launcher;  // the leader's only: one server for every process
     if (p.launch) {

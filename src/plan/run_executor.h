@@ -31,6 +31,10 @@ class RunExecutor {
     return execute_run(spec, stop);
   }
 
+  // Throws sb::Error (usage) when this executor cannot run `engine`'s settings (a plan asks
+  // before its first run); every setting is runnable here.
+  virtual void check(const engine::EngineConfig& engine) const { (void)engine; }
+
   // Whether runs take real time; false for predicted runs (predict_executor.h), between which
   // a plan's cool-down is skipped: no server is there to cool.
   virtual bool real_time() const { return true; }

@@ -327,14 +327,8 @@ engine::RunResult VirtualRun::run() {
 
 }  // namespace
 
-engine::RunResult run_virtual(const engine::EngineConfig& config,
-                              const std::vector<sim::SimConfig>& replicas,
-                              const VirtualHooks& hooks) {
-  engine::validate(config);
-  if (replicas.empty()) throw usage_error("predict: no simulated server to predict");
-  if (config.load.mode == engine::LoadMode::closed && config.load.num_requests <= 0 &&
-      config.load.duration <= Nanos::zero())
-    throw usage_error("predict: a closed loop needs --num-requests or --duration");
+void check_modelled(const engine::EngineConfig& config) {
+  (void)api_kind_of(config.adapter);  // the pooling APIs and generic: refused
   // Its rule is a client timeout, which virtual time does not model: refused, rather than a
   // summary saying no user ever gave up.
   if (config.timeouts.abandon_after > Nanos::zero())
@@ -346,6 +340,17 @@ engine::RunResult run_virtual(const engine::EngineConfig& config,
     throw usage_error(
         "predict: --session-concurrency is not modelled in virtual time; run the command "
         "without `predict` to measure sessions");
+}
+
+engine::RunResult run_virtual(const engine::EngineConfig& config,
+                              const std::vector<sim::SimConfig>& replicas,
+                              const VirtualHooks& hooks) {
+  engine::validate(config);
+  if (replicas.empty()) throw usage_error("predict: no simulated server to predict");
+  if (config.load.mode == engine::LoadMode::closed && config.load.num_requests <= 0 &&
+      config.load.duration <= Nanos::zero())
+    throw usage_error("predict: a closed loop needs --num-requests or --duration");
+  check_modelled(config);
   return VirtualRun(config, replicas, hooks).run();
 }
 

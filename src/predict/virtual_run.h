@@ -40,6 +40,11 @@ struct VirtualHooks {
   std::function<void(Nanos finer)> on_coarser;
 };
 
+// Throws sb::Error (usage) for what virtual time does not model: --abandon-after, sessions,
+// the pooling APIs and --api generic (each message names the flag and the live alternative).
+// run_virtual checks it; a plan checks every provider's settings with it before its first run.
+void check_modelled(const engine::EngineConfig& config);
+
 // Runs `config` against one VirtualServer per entry of `replicas` (at least one).
 // RunResult times count from a virtual run start; duration_s is model time.
 // Throws sb::Error (usage) for a config the live engine would refuse, or --api generic.

@@ -146,8 +146,18 @@ std::string scenario_of(const results::SummaryView& s) {
     for (const auto& [name, _] : s.classes) out += (out.empty() ? "" : "+") + name;
     return out;
   }
-  if (f.workload_input_tokens && f.workload_output_tokens)
-    return fmt::format("in{}/out{}", *f.workload_input_tokens, *f.workload_output_tokens);
+  if (f.workload_input_tokens && f.workload_output_tokens) {
+    // The lengths the prompts had: a distribution or a shared-prefix spec replaces the count.
+    auto given = [](const std::optional<std::string>& v) { return v && !v->empty(); };
+    const std::string in = given(f.workload_input_dist) ? "in[" + *f.workload_input_dist + "]"
+                           : given(f.workload_shared_prefix)
+                               ? "prefix[" + *f.workload_shared_prefix + "]"
+                               : fmt::format("in{}", *f.workload_input_tokens);
+    const std::string out = given(f.workload_output_dist)
+                                ? "out[" + *f.workload_output_dist + "]"
+                                : fmt::format("out{}", *f.workload_output_tokens);
+    return in + "/" + out;
+  }
   return "default";
 }
 

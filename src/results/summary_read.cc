@@ -102,6 +102,9 @@ RunFacts facts_of(const json& cfg) {
   f.workload_scenario = text(w, "scenario");
   f.workload_input_tokens = num(w, "input_tokens");
   f.workload_output_tokens = num(w, "output_tokens");
+  f.workload_input_dist = text(w, "input_dist");
+  f.workload_output_dist = text(w, "output_dist");
+  f.workload_shared_prefix = text(w, "shared_prefix");
   f.sim_time_scale = num(cfg, "sim_time_scale");
   if (const json* s = member(cfg, "sim_seed");
       s && (s->is_number_unsigned() || (s->is_number_integer() && s->get<int64_t>() >= 0)))

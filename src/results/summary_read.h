@@ -101,6 +101,8 @@ struct RunFacts {
   std::optional<std::string> base_url;
   std::optional<std::string> workload_scenario;  // config.workload.scenario (`prof --scenario`)
   std::optional<double> workload_input_tokens, workload_output_tokens;
+  // config.workload.input_dist / output_dist / shared_prefix (empty or absent: not used)
+  std::optional<std::string> workload_input_dist, workload_output_dist, workload_shared_prefix;
   std::optional<double> sim_time_scale;  // as written; see time_scale()
   std::optional<uint64_t> sim_seed;
   std::optional<int64_t> sim_replicas;

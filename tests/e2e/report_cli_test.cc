@@ -73,8 +73,8 @@ TEST_F(ReportCli, PlanOfThreeProvidersByThreeScenariosRendersTheComparisonTable)
   const Cmd r = sb("report" + labels + " --sla p99_e2e_ms:60 -o " + html_path.string());
   ASSERT_EQ(r.code, 0) << r.out;
   const std::string html = slurp(html_path);
-  // Through a pipe (stdout fully buffered), the tables still come before the status line
-  // on stderr, which ends the output.
+  // Through a pipe (where stdout would be fully buffered but for main's line buffering), the
+  // tables come before the status line on stderr, which ends the output.
   const auto status = r.out.rfind("servebench: report of 9 runs written to ");
   ASSERT_NE(status, std::string::npos) << r.out;
   EXPECT_EQ(r.out.find('\n', status), r.out.size() - 1) << r.out;

@@ -129,8 +129,18 @@ TEST(Plan, EachBrokenFieldHasItsOwnMessage) {
       {h + "defaults: {burstiness: 0}\nstages:\n  - {kind: baseline}\n", "defaults.burstiness"},
       {h + "defaults: {output_dist: 'uniform:min=4,max=9,unit=chars'}\nstages:\n  - {kind: "
            "baseline}\n",
-       "defaults.output_dist: output_dist 'uniform:min=4,max=9,unit=chars': output lengths are in "
-       "tokens"},
+       "defaults.output_dist: --output-dist 'uniform:min=4,max=9,unit=chars': output lengths "
+       "are in tokens"},
+      {h + "defaults: {input_dist: 'uniform:min=20,max=60'}\nstages:\n  - {kind: baseline, "
+           "input_length: 4000}\n",
+       "plan.yaml:5:36: stages[0].input_length: defaults.input_dist gives the prompt lengths; "
+       "drop input_length"},
+      {h + "defaults: {output_dist: 'uniform:min=4,max=9', output_length: 64}\nstages:\n  - "
+           "{kind: baseline}\n",
+       "defaults.output_length: defaults.output_dist gives the output lengths"},
+      {h + "defaults: {dataset: " SERVEBENCH_SOURCE_DIR
+           "/README.md, shared_prefix: 'prefixes=2,suffixes=4'}\nstages:\n  - {kind: baseline}\n",
+       "defaults.shared_prefix: dataset and shared_prefix exclude each other"},
       {h + "scenarios: [chat]\ndefaults: {shared_prefix: 'prefixes=2,suffixes=4'}\nstages:\n  - "
            "{kind: baseline}\n",
        "plan.yaml:3:12: scenarios: scenarios (synthetic prompts) and defaults.shared_prefix "
@@ -204,7 +214,7 @@ stages:
       EXPECT_EQ(cfg["load"]["burstiness"], 0.5);
     }
     std::set<std::string> classes;
-    std::set<int64_t> outputs;
+    std::set<int64_t> inputs, outputs;
     std::ifstream log(f.path() / "requests.jsonl");
     for (std::string line; std::getline(log, line);) {
       const auto r = nlohmann::json::parse(line);
@@ -214,12 +224,40 @@ stages:
       EXPECT_GE(out, 4);
       EXPECT_LE(out, 12);
       outputs.insert(out);
+      const int64_t in = r["input_tokens"].get<int64_t>();
+      EXPECT_GE(in, 20);
+      EXPECT_LE(in, 60);
+      inputs.insert(in);
     }
+    EXPECT_GT(inputs.size(), 3u) << f.path();
     EXPECT_EQ(classes, (std::set<std::string>{"high", "low"})) << f.path();
     EXPECT_GT(outputs.size(), 3u) << f.path();  // drawn, not the fixed output_length
   }
   EXPECT_EQ(runs, 2);
   std::filesystem::remove_all(dir);
+}
+
+// What `predict` does not model is refused for the whole plan before any run or folder
+// (run and run --check call check_plan_runs); a live executor takes the same plan.
+TEST(Plan, PredictRefusesWhatItDoesNotModelBeforeTheFirstRun) {
+  const Plan plan =
+      parse_plan(std::string(kHead) + "defaults: {abandon_after: 5s}\nstages: [{kind: baseline}]\n",
+                 "plan.yaml");
+  RunExecutor live;
+  EXPECT_NO_THROW(check_plan_runs(plan, live));
+  PredictExecutor predicted;
+  try {
+    check_plan_runs(plan, predicted);
+    ADD_FAILURE() << "predict accepted abandon_after";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_THAT(e.what(), HasSubstr("--abandon-after is not modelled in virtual time"));
+  }
+  const Plan pooling =
+      parse_plan("providers:\n  - {id: e, sim: tgi, api: embeddings}\nstages: [{kind: baseline}]\n",
+                 "plan.yaml");
+  EXPECT_THROW(check_plan_runs(pooling, predicted), Error);
+  EXPECT_NO_THROW(check_plan_runs(pooling, live));
 }
 
 TEST(Plan, ShippedReferenceStudyIsValid) {

@@ -142,6 +142,16 @@ TEST(RunFolder, ScenarioFromClassesOrConfig) {
   s = {{"classes", {{"chat", 1}, {"long", 2}}}};
   EXPECT_EQ(scenario_of(s), "chat+long");
   EXPECT_EQ(scenario_of(nlohmann::json::object()), "default");
+  // Lengths from the workload: counts, or the distribution / shared-prefix spec that replaced
+  // them (the count is then not what the prompts had).
+  nlohmann::json w = {{"config", {{"workload", {{"input_tokens", 256}, {"output_tokens", 128}}}}}};
+  EXPECT_EQ(scenario_of(w), "in256/out128");
+  w["config"]["workload"]["input_dist"] = "uniform:min=20,max=60";
+  EXPECT_EQ(scenario_of(w), "in[uniform:min=20,max=60]/out128");
+  w["config"]["workload"]["input_dist"] = "";
+  w["config"]["workload"]["shared_prefix"] = "prefixes=2,suffixes=4";
+  w["config"]["workload"]["output_dist"] = "uniform:min=4,max=12";
+  EXPECT_EQ(scenario_of(w), "prefix[prefixes=2,suffixes=4]/out[uniform:min=4,max=12]");
   EXPECT_EQ(backend_of({{"config", {{"base_url", "https://api.example.com:8443/v1"}}}}),
             "api.example.com:8443");
   nlohmann::json open = {{"load", {{"mode", "open"}, {"target_rate", 12.5}}}};
