@@ -390,7 +390,6 @@ Plan parse_root(const YAML::Node& root, const std::string& file) {
     }
   }
   p.defaults = parse_defaults(ctx, root["defaults"]);
-  // One source of prompts a run (as prof's --scenario, --dataset, --shared-prefix).
   const YAML::Node d = root["defaults"];
   // A length count next to the distribution (or shared-prefix spec) that replaces it would be
   // dead: refused, in the defaults and in every stage.
@@ -405,6 +404,7 @@ Plan parse_root(const YAML::Node& root, const std::string& file) {
                 "defaults.output_dist gives the output lengths; drop output_length");
   };
   if (d) dead_length(d, "defaults");
+  // One source of prompts a run (as prof's --scenario, --dataset, --shared-prefix).
   if (!p.defaults.dataset.empty() && !p.defaults.shared_prefix.empty())
     yaml_fail(ctx, d["shared_prefix"], "defaults.shared_prefix",
               "dataset and shared_prefix exclude each other: give one source of prompts");
@@ -418,7 +418,7 @@ Plan parse_root(const YAML::Node& root, const std::string& file) {
       const std::string api = pr.api.empty() ? p.defaults.api : pr.api;
       const auto known = protocol::api_from_string(api);
       if (known && !protocol::sends_priority(*known))
-        yaml_fail(ctx, root["defaults"]["priority_mix"], "defaults.priority_mix",
+        yaml_fail(ctx, d["priority_mix"], "defaults.priority_mix",
                   fmt::format("provider {} uses --api {}, which has no request priority servebench "
                               "can send (openai, openai-chat or tgi)",
                               pr.id, api));
