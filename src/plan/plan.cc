@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -38,19 +40,19 @@ std::vector<std::string> goodput_list(const YamlContext& ctx, const YAML::Node& 
   return *list;
 }
 
-// A string field that one of the run path's own parsers accepts (`check` throws sb::Error with
-// prof's message for the flag of the same name); "" when absent.
-template <typename Check>
-std::string checked_string(const YamlContext& ctx, const YAML::Node& map, const char* key,
-                           const std::string& field, Check check) {
+// A string field as one of the run path's own parsers reads it (`parse` throws sb::Error with
+// prof's message for the flag of the same name, reported at the field); nullopt when absent.
+template <typename Parse>
+auto parsed(const YamlContext& ctx, const YAML::Node& map, const char* key,
+            const std::string& field, Parse parse)
+    -> std::optional<std::invoke_result_t<Parse, const std::string&>> {
   auto v = get_string(ctx, map, key, field);
-  if (!v) return {};
+  if (!v) return std::nullopt;
   try {
-    check(*v);
+    return parse(*v);
   } catch (const Error& e) {
     yaml_fail(ctx, map[key], field, e.what());
   }
-  return *v;
 }
 
 RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
@@ -108,13 +110,13 @@ RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
       yaml_fail(ctx, n["telemetry_interval"], "defaults.telemetry_interval", "at least 10ms");
     d.telemetry_interval_ms = ms;
   }
-  if (n["gpu_telemetry"])
-    d.gpu_telemetry =
-        checked_string(ctx, n, "gpu_telemetry", "defaults.gpu_telemetry", [](const auto& v) {
-          telemetry::GpuMode mode;
-          std::string url;
-          telemetry::parse_gpu_mode(v, mode, url);
-        });
+  d.gpu_telemetry =
+      parsed(ctx, n, "gpu_telemetry", "defaults.gpu_telemetry", [](const std::string& v) {
+        telemetry::GpuMode mode;
+        std::string url;
+        telemetry::parse_gpu_mode(v, mode, url);
+        return v;
+      }).value_or(d.gpu_telemetry);
   if (auto urls = get_string_list(ctx, n, "server_metrics", "defaults.server_metrics")) {
     for (size_t i = 0; i < urls->size(); ++i)
       if (!(*urls)[i].starts_with("http://") && !(*urls)[i].starts_with("https://"))
@@ -125,25 +127,29 @@ RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
   }
   d.server_pid =
       static_cast<int>(get_int(ctx, n, "server_pid", "defaults.server_pid", 0).value_or(0));
-  d.input_dist = checked_string(ctx, n, "input_dist", "defaults.input_dist", [](const auto& v) {
-    (void)workload::parse_length_spec(v, "--input-dist");
-  });
-  d.output_dist = checked_string(ctx, n, "output_dist", "defaults.output_dist", [](const auto& v) {
-    (void)workload::parse_output_length_spec(v, "--output-dist");
-  });
-  d.shared_prefix = checked_string(ctx, n, "shared_prefix", "defaults.shared_prefix",
-                                   [](const auto& v) { (void)workload::parse_shared_prefix(v); });
-  d.priority_mix = checked_string(ctx, n, "priority_mix", "defaults.priority_mix",
-                                  [](const auto& v) { (void)load::parse_priority_mix(v); });
+  d.input_dist = parsed(ctx, n, "input_dist", "defaults.input_dist", [](const std::string& v) {
+                   (void)workload::parse_length_spec(v, "--input-dist");
+                   return v;
+                 }).value_or("");
+  d.output_dist = parsed(ctx, n, "output_dist", "defaults.output_dist", [](const std::string& v) {
+                    (void)workload::parse_output_length_spec(v, "--output-dist");
+                    return v;
+                  }).value_or("");
+  d.shared_prefix =
+      parsed(ctx, n, "shared_prefix", "defaults.shared_prefix", [](const std::string& v) {
+        (void)workload::parse_shared_prefix(v);
+        return v;
+      }).value_or("");
+  d.priority_mix = parsed(ctx, n, "priority_mix", "defaults.priority_mix", load::parse_priority_mix)
+                       .value_or(load::PriorityMix{});
   if (n["abandon_after"]) {
     d.abandon_after_s = *get_duration_s(ctx, n, "abandon_after", "defaults.abandon_after");
     if (d.abandon_after_s <= 0)
       yaml_fail(ctx, n["abandon_after"], "defaults.abandon_after",
                 "must be longer than 0 (e.g. 5s)");
   }
-  if (n["arrival"])
-    d.arrival = checked_string(ctx, n, "arrival", "defaults.arrival",
-                               [](const auto& v) { (void)load::parse_arrival(v); });
+  d.arrival =
+      parsed(ctx, n, "arrival", "defaults.arrival", load::parse_arrival).value_or(d.arrival);
   d.burstiness = get_number(ctx, n, "burstiness", "defaults.burstiness", 1e-6).value_or(1.0);
   return d;
 }

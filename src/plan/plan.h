@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "load/arrival_schedule.h"
+#include "load/priority_mix.h"
 #include "plan/providers.h"
 #include "plan/saturation.h"
 
@@ -52,11 +54,11 @@ struct RunDefaults {
   int server_pid = 0;                       // also sample this process's CPU and memory
   // The workload's shape and the users' behaviour, as prof's flags of the same names:
   std::string input_dist, output_dist;  // length specs (workload/length_spec.h)
-  std::string shared_prefix;        // "prefixes=N,suffixes=M[,prefix=T][,suffix=T][,unit=chars]"
-  std::string priority_mix;         // "high:0.2,normal:0.8" (openai, openai-chat, tgi)
-  double abandon_after_s = 0;       // users give up without a first token (0: never)
-  std::string arrival = "poisson";  // open-loop stages: constant | poisson | gamma
-  double burstiness = 1.0;          // gamma's shape (1 = Poisson, < 1 burstier)
+  std::string shared_prefix;       // "prefixes=N,suffixes=M[,prefix=T][,suffix=T][,unit=chars]"
+  load::PriorityMix priority_mix;  // "high:0.2,normal:0.8" (openai, openai-chat, tgi)
+  double abandon_after_s = 0;      // users give up without a first token (0: never)
+  load::Arrival arrival = load::Arrival::poisson;  // open-loop stages
+  double burstiness = 1.0;                         // gamma's shape (1 = Poisson, < 1 burstier)
 };
 
 struct Stage {

@@ -8,8 +8,6 @@
 
 #include "common/error.h"
 #include "common/redact.h"
-#include "load/arrival_schedule.h"
-#include "load/priority_mix.h"
 #include "plan/launcher.h"
 #include "protocol/adapter.h"
 #include "report/load_rules.h"
@@ -254,8 +252,8 @@ StageTarget target_of(const Provider& p, const RunDefaults& d, const PlanRunOpti
   e.workload.input_dist = d.input_dist;
   e.workload.output_dist = d.output_dist;
   e.workload.shared_prefix = d.shared_prefix;
-  if (!d.priority_mix.empty()) e.load.priority_mix = load::parse_priority_mix(d.priority_mix);
-  e.load.arrival = load::parse_arrival(d.arrival);  // open-loop stages
+  e.load.priority_mix = d.priority_mix;
+  e.load.arrival = d.arrival;  // open-loop stages
   e.load.burstiness = d.burstiness;
   e.timeouts.abandon_after = from_s(d.abandon_after_s);
   // Only the non-generative APIs send several inputs a request (as prof's --batch-size).

@@ -191,7 +191,7 @@ stages:
   - {name: open, kind: baseline, request_rate: 20, num_requests: 64}
 )",
                                "plan.yaml");
-  EXPECT_EQ(plan.defaults.arrival, "constant");
+  EXPECT_EQ(plan.defaults.arrival, load::Arrival::constant);
   EXPECT_EQ(plan.defaults.burstiness, 0.5);
   PredictExecutor exec;
   PlanRunOptions o;
