@@ -1,7 +1,8 @@
 // Fuzz target: the plan loader (plan::parse_plan, the text form of load_plan_file).
 // Checked: it returns a plan or throws sb::Error(usage) whose message starts with the
 // file name, never another exception; a plan it returns is what the runner relies on:
-// providers as in plan_checks.h, known scenarios, defaults within their documented ranges,
+// providers as in plan_checks.h, known scenarios, the plan's own defaults within their ranges
+// and the others (prof's flags, read by cli/plan_defaults.h) none of the refused keys,
 // stages with unique folder-safe names, load levels >= 1 in strictly rising order, one
 // kind of load per stage, every run bounded, one level for a baseline or a soak (with a
 // duration), saturation searches only in sweeps and with sane options.
@@ -131,12 +132,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sb::fuzz::check_providers(plan.providers);
   for (const auto& sc : plan.scenarios) FUZZ_CHECK(sc == "chat" || sc == "long" || sc == "mixed");
   const auto& d = plan.defaults;
-  FUZZ_CHECK(d.api == "tgi" || d.api == "openai" || d.api == "openai-chat");
-  FUZZ_CHECK(d.input_length >= 1 && d.output_length >= 1 && d.warmup >= 0 && d.workers >= 0);
-  FUZZ_CHECK(finite_at_least(d.cooldown_s, 0) && finite_at_least(d.timeout_s, 0));
-  FUZZ_CHECK(finite_at_least(d.sim_time_scale, 1e-6));
+  FUZZ_CHECK(finite_at_least(d.cooldown_s, 0));
   FUZZ_CHECK(finite_at_least(d.max_error_rate, 0) && d.max_error_rate <= 1);
-  check_goodput(d.goodput);
+  for (const auto& f : d.flags) {  // prof's flags by name; their meaning is cli::plan_runs_of's
+    FUZZ_CHECK(f.key != "cooldown" && f.key != "max_error_rate");
+    FUZZ_CHECK(f.key.find('-') == std::string::npos);
+    FUZZ_CHECK(f.key != "concurrency" && f.key != "request_rate" && f.key != "base_url" &&
+               f.key != "trace" && f.key != "session_concurrency");
+    FUZZ_CHECK(f.key_where.starts_with(kFile) && f.value_where.starts_with(kFile));
+  }
   FUZZ_CHECK(!plan.stages.empty());
   std::set<std::string> names;
   for (const auto& s : plan.stages) {

@@ -17,6 +17,8 @@
 #include "common/units.h"
 #include "load/priority_mix.h"
 #include "protocol/adapter.h"
+#include "workload/length_spec.h"
+#include "workload/shared_prefix.h"
 
 namespace sb::cli {
 
@@ -342,27 +344,22 @@ load::PriorityMix priority_mix_of(const ProfFlags& f, protocol::Api api) {
 
 }  // namespace
 
-ProfConfig to_prof_config(const ProfFlags& f) {
-  ProfConfig pc;
-  auto& e = pc.run.engine;
-  pc.run.sim = sim_target_of(f);
+plan::RunSpec to_run_settings(const ProfFlags& f) {
+  plan::RunSpec run;
+  auto& e = run.engine;
+  run.sim = sim_target_of(f);
   if (!(f.sim_time_scale > 0))
     throw usage_error("--sim-time-scale: a positive factor (e.g. 0.1 runs 10x faster)");
-  pc.run.sim.time_scale = f.sim_time_scale;
-  pc.run.sim.seed = f.sim_seed;
-  pc.run.telemetry = to_run_telemetry_config(f.telemetry);
-  pc.run.economics = to_economics_config(f.economics);
+  run.sim.time_scale = f.sim_time_scale;
+  if (!f.sim_seed.empty()) run.sim.seed = parse_uint64(f.sim_seed, "--sim-seed");
+  run.telemetry = to_run_telemetry_config(f.telemetry);
+  run.economics = to_economics_config(f.economics);
   e.save_outputs = f.save_outputs;
   if (auto t = quality::tokenize_from_string(f.quality_tokenize))
     e.quality_tokenize = *t;
   else
     throw usage_error(
         fmt::format("--quality-tokenize '{}': use auto, 13a, zh or char", f.quality_tokenize));
-  if (f.base_url.empty() && pc.run.sim.preset.empty())
-    throw usage_error(
-        "--base-url is required (e.g. --base-url http://127.0.0.1:8000), "
-        "or --sim tgi (or --sim-gpu/--sim-model/...) to benchmark the embedded "
-        "simulator");
   if (!f.base_url.empty()) e.client.url = net::parse_url(f.base_url);
   e.client.insecure = f.insecure;
   e.client.ca_file = f.ca_file;
@@ -376,7 +373,7 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   if (!api)
     throw usage_error(fmt::format("--api '{}': expected {}", f.api, protocol::api_choices()));
   e.adapter.api = *api;
-  pc.run.sim.reasoning_length = sim_reasoning_length_of(f, *api);
+  run.sim.reasoning_length = sim_reasoning_length_of(f, *api);
   e.adapter.stream = !f.no_stream;
   e.adapter.model = f.model;
   e.adapter.ignore_eos = f.ignore_eos;
@@ -424,18 +421,18 @@ ProfConfig to_prof_config(const ProfFlags& f) {
     throw usage_error(
         "--concurrency (closed loop) and --request-rate (open loop) exclude each "
         "other; use --request-rate with --max-concurrency to cap an open loop");
+  // The open loop's shape is read whatever the mode (a plan's open-loop stages take it from
+  // its defaults); a closed loop does not use it.
+  l.arrival = load::parse_arrival(f.arrival);
+  if (!(f.burstiness > 0))
+    throw usage_error(fmt::format("--burstiness {}: must be > 0 (1 = Poisson)", f.burstiness));
+  l.burstiness = f.burstiness;
+  if (!f.rate_pattern.empty()) l.rate_pattern = load::parse_rate_pattern(f.rate_pattern);
+  l.max_concurrency = parse_count(f.max_concurrency, "--max-concurrency");
   if (!f.request_rate.empty()) {
     l.mode = engine::LoadMode::open;
     l.request_rate = parse_rate_per_s(f.request_rate, "--request-rate");
-    l.arrival = load::parse_arrival(f.arrival);
-    l.burstiness = f.burstiness;
-    if (!f.rate_pattern.empty()) l.rate_pattern = load::parse_rate_pattern(f.rate_pattern);
-    l.max_concurrency = parse_count(f.max_concurrency, "--max-concurrency");
   } else {
-    if (!f.rate_pattern.empty())
-      throw usage_error(
-          "--rate-pattern shapes an open loop's rate: give --request-rate R (its base rate) "
-          "instead of --concurrency");
     l.mode = engine::LoadMode::closed;
     l.concurrency = f.concurrency.empty() ? 1 : parse_count(f.concurrency, "--concurrency");
   }
@@ -443,7 +440,7 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   if (!f.duration.empty()) l.duration = duration_flag(f.duration, "--duration");
   if (f.num_requests.empty() && f.duration.empty()) l.num_requests = 100;
   l.warmup = parse_count(f.warmup, "--warmup");
-  l.seed = f.seed;
+  l.seed = parse_uint64(f.seed, "--seed");
   l.priority_mix = priority_mix_of(f, *api);
 
   e.workload.input_tokens = parse_count(f.input_length, "--input-length");
@@ -453,28 +450,49 @@ ProfConfig to_prof_config(const ProfFlags& f) {
   e.workload.dataset = f.dataset;
   e.workload.dataset_format = f.dataset_format;
   e.workload.strict = f.strict;
+  // The specs are read again where the prompts are made (workload/prompt_source.h); read here
+  // too, so that a broken one is refused before anything starts (and a plan's at its line).
+  if (!f.input_dist.empty()) (void)workload::parse_length_spec(f.input_dist, "--input-dist");
+  if (!f.output_dist.empty())
+    (void)workload::parse_output_length_spec(f.output_dist, "--output-dist");
+  if (!f.shared_prefix.empty()) (void)workload::parse_shared_prefix(f.shared_prefix);
   e.workload.input_dist = f.input_dist;
   e.workload.output_dist = f.output_dist;
   e.workload.shared_prefix = f.shared_prefix;
   e.workload.tokenizer = f.tokenizer;
-  e.workload.seed = f.seed;
+  e.workload.seed = l.seed;
   apply_trace_flags(f, e);    // --trace: the trace's schedule, lengths and prompts
   apply_session_flags(f, e);  // --session-concurrency: a closed loop over sessions
   apply_pooling_flags(f, e);  // --api embeddings / rerank: whole bodies, --batch-size inputs
 
-  pc.run.slo = metrics::parse_goodput_flags(f.goodput);
+  run.slo = metrics::parse_goodput_flags(f.goodput);
+  run.max_error_rate = f.max_error_rate;
+  run.strict_client = f.strict_client;
+  if (run.max_error_rate > 1)
+    throw usage_error("--max-error-rate: a fraction between 0 and 1 (e.g. 0.01 for 1%)");
+  run.print_progress = !f.no_progress;
+  return run;
+}
+
+ProfConfig to_prof_config(const ProfFlags& f) {
+  ProfConfig pc;
+  pc.run = to_run_settings(f);
+  if (f.base_url.empty() && pc.run.sim.preset.empty())
+    throw usage_error(
+        "--base-url is required (e.g. --base-url http://127.0.0.1:8000), "
+        "or --sim tgi (or --sim-gpu/--sim-model/...) to benchmark the embedded "
+        "simulator");
+  if (!f.rate_pattern.empty() && f.request_rate.empty())
+    throw usage_error(
+        "--rate-pattern shapes an open loop's rate: give --request-rate R (its base rate) "
+        "instead of --concurrency");
   pc.output_dir = f.output_dir;
   pc.overwrite = f.overwrite;
-  pc.run.max_error_rate = f.max_error_rate;
-  pc.run.strict_client = f.strict_client;
-  if (pc.run.max_error_rate > 1)
-    throw usage_error("--max-error-rate: a fraction between 0 and 1 (e.g. 0.01 for 1%)");
   pc.quiet = f.quiet;
   pc.no_progress = f.no_progress;
-  pc.run.print_progress = !f.no_progress;
   if (pc.run.sim.preset.empty()) {
-    engine::validate(e);  // with a simulator, validated once the URL is known
-    warn_plain_http_secrets(e);
+    engine::validate(pc.run.engine);  // with a simulator, validated once the URL is known
+    warn_plain_http_secrets(pc.run.engine);
   }
   return pc;
 }

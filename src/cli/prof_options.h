@@ -42,7 +42,7 @@ struct ProfFlags {
   std::string rate_pattern;   // --rate-pattern (load/rate_pattern.h); empty: steady
   std::string abandon_after;  // --abandon-after DURATION; empty: users never give up
   std::string priority_mix;   // --priority-mix CLASS:SHARE,...; empty: no priority classes
-  uint64_t seed = 0;
+  std::string seed = "0";     // exact 64-bit (parse_uint64): CLI11 wraps -1 and overflows
   std::string input_length = "256", output_length = "128", prompt_file;
   std::string scenario, dataset,
       dataset_format = "auto", input_dist, output_dist, shared_prefix,
@@ -69,7 +69,7 @@ struct ProfFlags {
   std::string sim_gpu, sim_model, sim_engine, sim_dtype;
   std::optional<int> sim_tp;
   double sim_time_scale = 1.0;
-  std::optional<uint64_t> sim_seed;
+  std::string sim_seed;              // empty: the preset's own
   int64_t sim_reasoning_length = 0;  // --sim-reasoning-length: reasoning tokens per reply
   bool save_outputs = false;
   std::string quality_tokenize = "auto";
@@ -79,7 +79,14 @@ struct ProfFlags {
 };
 
 void add_prof_flags(CLI::App& app, ProfFlags& flags);
-// Converts and validates; throws sb::Error (usage) naming the flag and the fix.
+// The one conversion of the run's flags into a run (target, load, workload, SLOs, simulator,
+// telemetry, economics), without requiring a target nor validating the whole: what `prof`,
+// `sweep` and a plan's `defaults:` (cli/plan_defaults.h) build every run from. Throws
+// sb::Error (usage) naming the flag and the fix.
+plan::RunSpec to_run_settings(const ProfFlags& flags);
+// prof's and sweep's: to_run_settings, a target required (--base-url or a simulator),
+// --rate-pattern only with --request-rate, the whole validated (engine::validate) unless a
+// simulator's URL is still to come; throws as to_run_settings does.
 ProfConfig to_prof_config(const ProfFlags& flags);
 
 // The first flag given that sets the run's own schedule (--concurrency, --request-rate,

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/plan_defaults.h"
 #include "cli/signals.h"
 #include "common/error.h"
 #include "common/wall_clock.h"
@@ -23,8 +24,9 @@ struct RunFlags {
 };
 
 int run_run(const RunFlags& f, plan::RunExecutor& exec) {
-  const plan::Plan p = plan::load_plan_file(f.plan_file);
-  plan::check_plan_runs(p, exec);  // `predict run`: what virtual time does not model
+  const plan::PlanRuns runs = read_plan_file(f.plan_file);
+  const plan::Plan& p = runs.plan;
+  plan::check_plan_runs(runs, exec);  // `predict run`: what virtual time does not model
   if (f.check) {
     if (!exec.leader()) return 0;
     fmt::print("{}: valid plan '{}': {} providers, {} scenarios, {} stages\n", f.plan_file, p.name,
@@ -44,7 +46,7 @@ int run_run(const RunFlags& f, plan::RunExecutor& exec) {
   o.quiet = f.quiet;
   o.stop = exec.plan_stop(&install_stop_handlers());
   o.executor = &exec;
-  return plan::run_plan(p, o);
+  return plan::run_plan(runs, o);
 }
 
 }  // namespace

@@ -389,4 +389,9 @@ RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop) {
   return out;
 }
 
+void check_predictable(const RunSpec& spec) {
+  (void)placeholder_urls(spec);
+  predict::check_modelled(spec.engine);
+}
+
 }  // namespace sb::plan

@@ -105,6 +105,9 @@ struct RunOutcome {
 
 // Never throws for a failing target: the failure is in the outcome.
 RunOutcome execute_run(const RunSpec& spec, const std::atomic<bool>* stop);
+// Throws sb::Error (usage) unless `spec` can run in virtual time (RunSpec::predict): a
+// simulated target, and only what predict models (predict::check_modelled).
+void check_predictable(const RunSpec& spec);
 
 // The steps of execute_run, for an executor that splits a run over processes
 // (src/mpi/executor.cc).

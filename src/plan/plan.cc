@@ -2,20 +2,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <optional>
-#include <type_traits>
 
 #include <fmt/format.h>
 
 #include "common/error.h"
 #include "common/units.h"
-#include "load/arrival_schedule.h"
-#include "load/priority_mix.h"
 #include "metrics/goodput.h"
-#include "protocol/adapter.h"
-#include "telemetry/gpu_mode.h"
-#include "workload/length_spec.h"
-#include "workload/shared_prefix.h"
 
 namespace sb::plan {
 namespace {
@@ -24,8 +16,7 @@ namespace fs = std::filesystem;
 
 const char* const kScenarios[] = {"chat", "long", "mixed"};
 // Bounds that keep the int fields from wrapping and a plan from expanding without end.
-constexpr int64_t kMaxSteps = 1000;      // ramp steps, rate_search steps
-constexpr int64_t kMaxWorkers = 100000;  // defaults.workers
+constexpr int64_t kMaxSteps = 1000;  // ramp steps, rate_search steps
 
 std::vector<std::string> goodput_list(const YamlContext& ctx, const YAML::Node& map,
                                       const std::string& field) {
@@ -40,117 +31,98 @@ std::vector<std::string> goodput_list(const YamlContext& ctx, const YAML::Node& 
   return *list;
 }
 
-// A string field as one of the run path's own parsers reads it (`parse` throws sb::Error with
-// prof's message for the flag of the same name, reported at the field); nullopt when absent.
-template <typename Parse>
-auto parsed(const YamlContext& ctx, const YAML::Node& map, const char* key,
-            const std::string& field, Parse parse)
-    -> std::optional<std::invoke_result_t<Parse, const std::string&>> {
-  auto v = get_string(ctx, map, key, field);
-  if (!v) return std::nullopt;
-  try {
-    return parse(*v);
-  } catch (const Error& e) {
-    yaml_fail(ctx, map[key], field, e.what());
-  }
-}
+const char* const kTraceWhy =
+    "a trace brings its own schedule, which a plan's stages would replace: replay it with prof "
+    "--trace";
+const char* const kSessionWhy =
+    "sessions are a closed loop of their own, which a plan's stages would replace: run them "
+    "with prof --session-concurrency";
+// Keys that are prof's flags but not a plan default, with where they belong instead.
+struct Refused {
+  const char* key;
+  const char* why;
+};
+const Refused kRefused[] = {
+    {"concurrency", "a stage's load level (stages[i].concurrency)"},
+    {"request_rate", "a stage's load level (stages[i].request_rate)"},
+    {"max_concurrency", "a stage's (stages[i].max_concurrency)"},
+    {"num_requests", "a stage's (stages[i].num_requests or requests_per_level)"},
+    {"duration", "a stage's (stages[i].duration)"},
+    {"base_url", "a provider's (providers: base_url or endpoints)"},
+    {"sim", "a provider's (providers: sim)"},
+    {"sim_gpu", "a provider's (providers: sim: {gpu: ...})"},
+    {"sim_model", "a provider's (providers: sim: {model: ...})"},
+    {"sim_engine", "a provider's (providers: sim: {engine: ...})"},
+    {"sim_tp", "a provider's (providers: sim: {tp: ...})"},
+    {"sim_dtype", "a provider's (providers: sim: {dtype: ...})"},
+    {"output_dir", "the command's (servebench run -o DIR)"},
+    {"overwrite", "the command's (servebench run --overwrite)"},
+    {"quiet", "the command's (servebench run -q)"},
+    {"no_progress", "the command's (a plan prints one line a run)"},
+    {"trace", kTraceWhy},
+    {"trace_format", kTraceWhy},
+    {"trace_speedup", kTraceWhy},
+    {"trace_window", kTraceWhy},
+    {"trace_block_tokens", kTraceWhy},
+    {"session_concurrency", kSessionWhy},
+    {"turns", kSessionWhy},
+    {"think_time", kSessionWhy},
+    {"session_header", kSessionWhy},
+};
+// Flags that name a file: relative to the plan's folder, and the file must exist.
+const char* const kPathKeys[] = {"dataset",          "prompt_file", "tokenizer",
+                                 "request_template", "ca_file",     "api_key_file"};
 
 RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
   RunDefaults d;
   if (!n) return d;
-  check_keys(
-      ctx, n, "defaults",
-      {"api",           "stream",     "input_length",       "output_length",  "ignore_eos",
-       "warmup",        "goodput",    "cooldown",           "sim_time_scale", "workers",
-       "seed",          "timeout",    "max_error_rate",     "sim_seed",       "save_outputs",
-       "dataset",       "batch_size", "telemetry_interval", "gpu_telemetry",  "server_metrics",
-       "server_pid",    "input_dist", "output_dist",        "shared_prefix",  "priority_mix",
-       "abandon_after", "arrival",    "burstiness"});
-  if (auto api = get_string(ctx, n, "api", "defaults.api")) {
-    if (!protocol::api_from_string(*api) || *api == "generic")
-      yaml_fail(ctx, n["api"], "defaults.api",
-                fmt::format("'{}': expected {}", *api, protocol::api_choices(false)));
-    d.api = *api;
+  if (!n.IsMap()) yaml_fail(ctx, n, "defaults", "expected a mapping (key: value lines)");
+  for (const auto& kv : n) {
+    const std::string key = kv.first.Scalar();
+    const std::string field = "defaults." + key;
+    const YAML::Node v = kv.second;
+    if (key == "cooldown") {
+      d.cooldown_s = *get_duration_s(ctx, n, "cooldown", field);
+      continue;
+    }
+    if (key == "max_error_rate") {
+      d.max_error_rate = *get_number(ctx, n, "max_error_rate", field, 0);
+      if (d.max_error_rate > 1) yaml_fail(ctx, v, field, "a fraction between 0 and 1");
+      continue;
+    }
+    if (key.find('-') != std::string::npos) {
+      std::string name = key.substr(std::min(key.find_first_not_of('-'), key.size()));
+      std::replace(name.begin(), name.end(), '-', '_');
+      yaml_fail(ctx, kv.first, field,
+                fmt::format("write the flag's name with underscores: {}", name));
+    }
+    for (const Refused& r : kRefused)
+      if (key == r.key)
+        yaml_fail(ctx, kv.first, field, fmt::format("not a plan default: {}", r.why));
+    FlagSetting f;
+    f.key = key;
+    f.key_where = yaml_where(ctx, kv.first);
+    f.value_where = yaml_where(ctx, v);
+    if (v.IsScalar()) {
+      f.values.push_back(v.Scalar());
+    } else if (v.IsSequence()) {
+      for (const auto& item : v) {
+        if (!item.IsScalar()) yaml_fail(ctx, item, field, "expected a value in the list");
+        f.values.push_back(item.Scalar());
+      }
+    } else {
+      yaml_fail(ctx, v, field, "expected a value or a list of values");
+    }
+    if (std::find(std::begin(kPathKeys), std::end(kPathKeys), key) != std::end(kPathKeys))
+      for (std::string& value : f.values) {
+        fs::path path(value);
+        if (path.is_relative()) path = fs::path(ctx.file).parent_path() / path;
+        if (!fs::exists(path))
+          yaml_fail(ctx, v, field, fmt::format("'{}': no such file", path.string()));
+        value = path.string();
+      }
+    d.flags.push_back(std::move(f));
   }
-  d.stream = get_bool(ctx, n, "stream", "defaults.stream").value_or(true);
-  d.input_length = get_int(ctx, n, "input_length", "defaults.input_length", 1).value_or(256);
-  d.output_length = get_int(ctx, n, "output_length", "defaults.output_length", 1).value_or(128);
-  d.ignore_eos = get_bool(ctx, n, "ignore_eos", "defaults.ignore_eos").value_or(false);
-  d.batch_size = get_int(ctx, n, "batch_size", "defaults.batch_size", 1).value_or(1);
-  d.warmup = get_int(ctx, n, "warmup", "defaults.warmup", 0).value_or(0);
-  d.goodput = goodput_list(ctx, n, "defaults.goodput");
-  d.cooldown_s = get_duration_s(ctx, n, "cooldown", "defaults.cooldown").value_or(0);
-  d.sim_time_scale =
-      get_number(ctx, n, "sim_time_scale", "defaults.sim_time_scale", 1e-6).value_or(1);
-  const int64_t workers = get_int(ctx, n, "workers", "defaults.workers", 0).value_or(0);
-  if (workers > kMaxWorkers)
-    yaml_fail(ctx, n["workers"], "defaults.workers", fmt::format("at most {}", kMaxWorkers));
-  d.workers = static_cast<int>(workers);
-  d.seed = get_uint64(ctx, n, "seed", "defaults.seed").value_or(0);
-  d.timeout_s = get_duration_s(ctx, n, "timeout", "defaults.timeout").value_or(600);
-  d.max_error_rate =
-      get_number(ctx, n, "max_error_rate", "defaults.max_error_rate", 0).value_or(0.05);
-  if (d.max_error_rate > 1)
-    yaml_fail(ctx, n["max_error_rate"], "defaults.max_error_rate", "a fraction between 0 and 1");
-  d.sim_seed = get_uint64(ctx, n, "sim_seed", "defaults.sim_seed");
-  d.save_outputs = get_bool(ctx, n, "save_outputs", "defaults.save_outputs").value_or(false);
-  if (auto ds = get_string(ctx, n, "dataset", "defaults.dataset")) {
-    fs::path path(*ds);
-    if (path.is_relative()) path = fs::path(ctx.file).parent_path() / path;
-    if (!fs::exists(path))
-      yaml_fail(ctx, n["dataset"], "defaults.dataset",
-                fmt::format("'{}': no such file", path.string()));
-    d.dataset = path.string();
-  }
-  if (n["telemetry_interval"]) {
-    const double ms =
-        get_duration_s(ctx, n, "telemetry_interval", "defaults.telemetry_interval").value_or(1) *
-        1000;
-    if (ms < 10)
-      yaml_fail(ctx, n["telemetry_interval"], "defaults.telemetry_interval", "at least 10ms");
-    d.telemetry_interval_ms = ms;
-  }
-  d.gpu_telemetry =
-      parsed(ctx, n, "gpu_telemetry", "defaults.gpu_telemetry", [](const std::string& v) {
-        telemetry::GpuMode mode;
-        std::string url;
-        telemetry::parse_gpu_mode(v, mode, url);
-        return v;
-      }).value_or(d.gpu_telemetry);
-  if (auto urls = get_string_list(ctx, n, "server_metrics", "defaults.server_metrics")) {
-    for (size_t i = 0; i < urls->size(); ++i)
-      if (!(*urls)[i].starts_with("http://") && !(*urls)[i].starts_with("https://"))
-        yaml_fail(
-            ctx, n["server_metrics"].IsSequence() ? n["server_metrics"][i] : n["server_metrics"],
-            fmt::format("defaults.server_metrics[{}]", i), "expected http://HOST:PORT/metrics");
-    d.server_metrics = *urls;
-  }
-  d.server_pid =
-      static_cast<int>(get_int(ctx, n, "server_pid", "defaults.server_pid", 0).value_or(0));
-  d.input_dist = parsed(ctx, n, "input_dist", "defaults.input_dist", [](const std::string& v) {
-                   (void)workload::parse_length_spec(v, "--input-dist");
-                   return v;
-                 }).value_or("");
-  d.output_dist = parsed(ctx, n, "output_dist", "defaults.output_dist", [](const std::string& v) {
-                    (void)workload::parse_output_length_spec(v, "--output-dist");
-                    return v;
-                  }).value_or("");
-  d.shared_prefix =
-      parsed(ctx, n, "shared_prefix", "defaults.shared_prefix", [](const std::string& v) {
-        (void)workload::parse_shared_prefix(v);
-        return v;
-      }).value_or("");
-  d.priority_mix = parsed(ctx, n, "priority_mix", "defaults.priority_mix", load::parse_priority_mix)
-                       .value_or(load::PriorityMix{});
-  if (n["abandon_after"]) {
-    d.abandon_after_s = *get_duration_s(ctx, n, "abandon_after", "defaults.abandon_after");
-    if (d.abandon_after_s <= 0)
-      yaml_fail(ctx, n["abandon_after"], "defaults.abandon_after",
-                "must be longer than 0 (e.g. 5s)");
-  }
-  d.arrival =
-      parsed(ctx, n, "arrival", "defaults.arrival", load::parse_arrival).value_or(d.arrival);
-  d.burstiness = get_number(ctx, n, "burstiness", "defaults.burstiness", 1e-6).value_or(1.0);
   return d;
 }
 
@@ -399,36 +371,35 @@ Plan parse_root(const YAML::Node& root, const std::string& file) {
   const YAML::Node d = root["defaults"];
   // A length count next to the distribution (or shared-prefix spec) that replaces it would be
   // dead: refused, in the defaults and in every stage.
+  const FlagSetting* input_spec = p.defaults.find("input_dist");
+  if (!input_spec) input_spec = p.defaults.find("shared_prefix");
+  const FlagSetting* output_spec = p.defaults.find("output_dist");
   const auto dead_length = [&](const YAML::Node& at, const std::string& where) {
-    const bool in_spec = !p.defaults.input_dist.empty() || !p.defaults.shared_prefix.empty();
-    if (at["input_length"] && in_spec)
-      yaml_fail(ctx, at["input_length"], where + ".input_length",
-                fmt::format("defaults.{} gives the prompt lengths; drop input_length",
-                            p.defaults.input_dist.empty() ? "shared_prefix" : "input_dist"));
-    if (at["output_length"] && !p.defaults.output_dist.empty())
+    if (at["input_length"] && input_spec)
+      yaml_fail(
+          ctx, at["input_length"], where + ".input_length",
+          fmt::format("defaults.{} gives the prompt lengths; drop input_length", input_spec->key));
+    if (at["output_length"] && output_spec)
       yaml_fail(ctx, at["output_length"], where + ".output_length",
                 "defaults.output_dist gives the output lengths; drop output_length");
   };
   if (d) dead_length(d, "defaults");
-  // One source of prompts a run (as prof's --scenario, --dataset, --shared-prefix).
-  if (!p.defaults.dataset.empty() && !p.defaults.shared_prefix.empty())
-    yaml_fail(ctx, d["shared_prefix"], "defaults.shared_prefix",
-              "dataset and shared_prefix exclude each other: give one source of prompts");
-  if (!p.scenarios.empty() && (!p.defaults.dataset.empty() || !p.defaults.shared_prefix.empty()))
+  // One source of prompts a run (as prof's --scenario, --dataset, --shared-prefix,
+  // --prompt-file).
+  const FlagSetting* source = nullptr;
+  for (const char* key : {"dataset", "shared_prefix", "prompt_file"})
+    if (const FlagSetting* f = p.defaults.find(key)) {
+      if (source)
+        throw usage_error(
+            fmt::format("{}: defaults.{}: {} and {} exclude each other: give one source of prompts",
+                        f->key_where, f->key, source->key, f->key));
+      source = f;
+    }
+  if (!p.scenarios.empty() && source)
     yaml_fail(ctx, root["scenarios"], "scenarios",
               fmt::format("scenarios (synthetic prompts) and defaults.{} exclude each other: give "
                           "one source of prompts",
-                          p.defaults.dataset.empty() ? "shared_prefix" : "dataset"));
-  if (!p.defaults.priority_mix.empty())
-    for (const Provider& pr : p.providers) {
-      const std::string api = pr.api.empty() ? p.defaults.api : pr.api;
-      const auto known = protocol::api_from_string(api);
-      if (known && !protocol::sends_priority(*known))
-        yaml_fail(ctx, d["priority_mix"], "defaults.priority_mix",
-                  fmt::format("provider {} uses --api {}, which has no request priority servebench "
-                              "can send (openai, openai-chat or tgi)",
-                              pr.id, api));
-    }
+                          source->key));
   const YAML::Node stages = root["stages"];
   if (!stages || !stages.IsSequence() || stages.size() == 0)
     yaml_fail(ctx, stages ? stages : root, "stages",
@@ -442,10 +413,26 @@ Plan parse_root(const YAML::Node& root, const std::string& file) {
                   fmt::format("'{}' is used twice; stage names must be unique", s.name));
     p.stages.push_back(std::move(s));
   }
+  // The open loop's shape, without an open-loop stage to shape, would be unused.
+  const bool open_loop = std::any_of(p.stages.begin(), p.stages.end(), [](const Stage& s) {
+    return !s.request_rate.empty() || s.rate_search;
+  });
+  for (const char* key : {"arrival", "burstiness", "rate_pattern"})
+    if (const FlagSetting* f = p.defaults.find(key); f && !open_loop)
+      throw usage_error(fmt::format(
+          "{}: defaults.{}: shapes open-loop stages (request_rate or rate_search), and this "
+          "plan has none",
+          f->key_where, key));
   return p;
 }
 
 }  // namespace
+
+const FlagSetting* RunDefaults::find(std::string_view key) const {
+  for (const FlagSetting& f : flags)
+    if (f.key == key) return &f;
+  return nullptr;
+}
 
 std::string_view to_string(StageKind k) {
   switch (k) {

@@ -7,6 +7,8 @@
 //   scenarios: [chat, long, mixed]     # workload presets (WorkloadConfig::scenario)
 //   defaults: {api: tgi, input_length: 256, output_length: 128, warmup: 4,
 //              goodput: [ttft:500, tpot:50], cooldown: 2s, sim_time_scale: 1}
+//              # cooldown and max_error_rate are the plan's; every other key is prof's flag
+//              # of that name (cli/plan_defaults.h), `stream: false` its --no-stream
 //   stages:
 //     - {name: baseline, kind: baseline, concurrency: 1, num_requests: 10}
 //     - {name: sweep, kind: sweep, concurrency: [4, 8, 16, 32], requests_per_level: 10}
@@ -16,10 +18,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "load/arrival_schedule.h"
-#include "load/priority_mix.h"
 #include "plan/providers.h"
 #include "plan/saturation.h"
 
@@ -28,37 +29,23 @@ namespace sb::plan {
 enum class StageKind { baseline, sweep, ramp, soak };
 std::string_view to_string(StageKind k);
 
+// One `defaults:` entry other than the plan's own keys: `prof`'s flag of that name
+// (`input_dist` is --input-dist), read and converted by prof's parser (cli/plan_defaults.h).
+struct FlagSetting {
+  std::string key;                  // as written: input_dist
+  std::vector<std::string> values;  // a list gives the flag once per item
+  std::string key_where;            // FILE:LINE:COL of the key, of the value
+  std::string value_where;
+};
+
 // Settings every run of the plan starts from; a stage may override the load-related ones.
 struct RunDefaults {
-  std::string api = "openai-chat";
-  bool stream = true;
-  int64_t input_length = 256;
-  int64_t output_length = 128;
-  bool ignore_eos = false;
-  int64_t warmup = 0;                // warm-up requests per run
-  std::vector<std::string> goodput;  // "ttft:500" ...
-  double cooldown_s = 0;             // pause between runs (not between ramp steps)
-  double sim_time_scale = 1.0;
-  int workers = 0;
-  uint64_t seed = 0;
-  double timeout_s = 600;
+  double cooldown_s = 0;         // pause between runs (not between ramp steps)
   double max_error_rate = 0.05;  // a level above it is not stable (saturation search)
-  // As prof's flags of the same names, for every run of the plan:
-  std::optional<uint64_t> sim_seed;  // sim providers' output-text seed
-  bool save_outputs = false;         // response texts in requests.jsonl (quality, agree)
-  std::string dataset;               // prompts (and references) from a file, as --dataset
-  int64_t batch_size = 1;  // as --batch-size: inputs per request of an embeddings / rerank run
-  double telemetry_interval_ms = 1000;
-  std::string gpu_telemetry = "auto";       // nvml | nvidia-smi | dcgm:URL | off | auto
-  std::vector<std::string> server_metrics;  // scraped by every run (else a sim's /metrics)
-  int server_pid = 0;                       // also sample this process's CPU and memory
-  // The workload's shape and the users' behaviour, as prof's flags of the same names:
-  std::string input_dist, output_dist;  // length specs (workload/length_spec.h)
-  std::string shared_prefix;       // "prefixes=N,suffixes=M[,prefix=T][,suffix=T][,unit=chars]"
-  load::PriorityMix priority_mix;  // "high:0.2,normal:0.8" (openai, openai-chat, tgi)
-  double abandon_after_s = 0;      // users give up without a first token (0: never)
-  load::Arrival arrival = load::Arrival::poisson;  // open-loop stages
-  double burstiness = 1.0;                         // gamma's shape (1 = Poisson, < 1 burstier)
+  // Every other key, in the file's order; a path is made relative to the plan's folder.
+  std::vector<FlagSetting> flags;
+  // The setting of `key`; nullptr when the plan does not give it.
+  const FlagSetting* find(std::string_view key) const;
 };
 
 struct Stage {
@@ -93,6 +80,8 @@ struct Plan {
 
 // Loads and validates a plan file; a `providers:` string is a path relative to the plan's
 // folder. Throws sb::Error(usage) "FILE:LINE:COL: FIELD: problem" for the first broken field.
+// The defaults' flag settings are checked for form here (a value or a list of values, files
+// that exist, one source of prompts) and by cli::read_plan_file for meaning.
 Plan load_plan_file(const std::string& path);
 // The same from YAML text (tests); `file` names it in messages and resolves provider paths.
 Plan parse_plan(const std::string& yaml_text, const std::string& file);

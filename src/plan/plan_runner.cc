@@ -32,16 +32,6 @@ void cooldown(double s, const std::atomic<bool>* stop) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
-// Every run's samplers, from the plan's defaults (as prof's telemetry flags).
-RunTelemetryConfig run_telemetry_of(const RunDefaults& d) {
-  RunTelemetryConfig c;
-  c.samplers.interval = from_ms(d.telemetry_interval_ms);
-  telemetry::parse_gpu_mode(d.gpu_telemetry, c.samplers);
-  c.samplers.server_urls = d.server_metrics;
-  c.samplers.server_pid = d.server_pid;
-  return c;
-}
-
 RunExecutor& executor_of(RunExecutor* e) {
   static RunExecutor local;  // stateless: runs in this process
   return e ? *e : local;
@@ -79,6 +69,7 @@ std::optional<LevelMeasure> run_level(const Stage& stage, const StageTarget& t,
   } else {
     l.mode = engine::LoadMode::closed;
     l.concurrency = static_cast<int64_t>(level);
+    l.rate_pattern = {};  // a plan's defaults shape its open-loop stages only
   }
   int64_t n = stage.num_requests;
   if (n == 0 && stage.requests_per_level > 0)
@@ -221,55 +212,35 @@ void run_stage(const Stage& stage, const StageTarget& t, StageRunContext& ctx) {
 
 namespace {
 
-// A provider's runs as the plan's defaults give them, before a stage sets their load.
-StageTarget target_of(const Provider& p, const RunDefaults& d, const PlanRunOptions& o) {
+// Provider i's runs: its base (the defaults as prof reads them) pointed at the provider.
+StageTarget target_of(const PlanRuns& runs, size_t i, const PlanRunOptions& o) {
+  const Provider& p = runs.plan.providers.at(i);
   StageTarget t;
   t.provider = p.name;
-  t.max_error_rate = d.max_error_rate;
-  engine::EngineConfig& e = t.base.engine;
-  e.adapter.api = *protocol::api_from_string(p.api.empty() ? d.api : p.api);
-  e.adapter.stream = d.stream && !protocol::is_pooling(e.adapter.api);
-  e.adapter.ignore_eos = d.ignore_eos;
-  e.adapter.model = p.model_name;
-  e.workload.input_tokens = d.input_length;
-  e.workload.output_tokens = d.output_length;
-  e.workload.seed = d.seed;
-  e.load.seed = d.seed;
-  e.load.warmup = d.warmup;
-  e.workers = d.workers;
-  e.timeouts.total = from_s(d.timeout_s);
-  e.timeouts.first_token = std::min(e.timeouts.first_token, e.timeouts.total);
-  e.grace_period = std::chrono::seconds(10);
-  t.base.slo = metrics::parse_goodput_flags(d.goodput);
+  t.max_error_rate = runs.plan.defaults.max_error_rate;
+  t.base = runs.bases.at(i);
   t.base.provider = &p;
+  t.base.provider_label = p.name;
   t.base.sim.preset = p.sim;
   t.base.sim.choice = p.sim_choice;
   t.base.sim.replicas = p.sim_replicas;
-  t.base.sim.time_scale = o.sim_time_scale.value_or(d.sim_time_scale);
-  t.base.sim.seed = d.sim_seed;
-  e.save_outputs = d.save_outputs;
-  e.workload.dataset = d.dataset;
-  e.workload.input_dist = d.input_dist;
-  e.workload.output_dist = d.output_dist;
-  e.workload.shared_prefix = d.shared_prefix;
-  e.load.priority_mix = d.priority_mix;
-  e.load.arrival = d.arrival;  // open-loop stages
-  e.load.burstiness = d.burstiness;
-  e.timeouts.abandon_after = from_s(d.abandon_after_s);
-  // Only the non-generative APIs send several inputs a request (as prof's --batch-size).
-  e.workload.batch_inputs = protocol::is_pooling(e.adapter.api) ? d.batch_size : 1;
-  t.base.telemetry = run_telemetry_of(d);
-  t.base.provider_label = p.name;
+  if (o.sim_time_scale) t.base.sim.time_scale = *o.sim_time_scale;
   return t;
 }
 
 }  // namespace
 
-void check_plan_runs(const Plan& plan, const RunExecutor& exec) {
-  for (const Provider& p : plan.providers) exec.check(target_of(p, plan.defaults, {}).base.engine);
+void check_plan_runs(const PlanRuns& runs, const RunExecutor& exec) {
+  for (size_t i = 0; i < runs.plan.providers.size(); ++i) try {
+      exec.check(target_of(runs, i, {}).base);
+    } catch (const Error& e) {
+      const Provider& p = runs.plan.providers[i];
+      throw usage_error(fmt::format("{}: provider '{}': {}", p.where, p.id, e.what()));
+    }
 }
 
-int run_plan(const Plan& plan, const PlanRunOptions& o) {
+int run_plan(const PlanRuns& runs, const PlanRunOptions& o) {
+  const Plan& plan = runs.plan;
   RunExecutor& exec = executor_of(o.executor);
   const bool leader = exec.leader();
   PlanIndex index(o.output_dir, plan.name);
@@ -284,10 +255,9 @@ int run_plan(const Plan& plan, const PlanRunOptions& o) {
     return std::string();
   });
 
-  const RunDefaults& d = plan.defaults;
   StageRunContext ctx;
   ctx.out_dir = o.output_dir;
-  ctx.cooldown_s = d.cooldown_s * o.scale;
+  ctx.cooldown_s = plan.defaults.cooldown_s * o.scale;
   ctx.scale = o.scale;
   ctx.quiet = o.quiet;
   ctx.stop = o.stop;
@@ -297,9 +267,10 @@ int run_plan(const Plan& plan, const PlanRunOptions& o) {
       plan.scenarios.empty() ? std::vector<std::string>{""} : plan.scenarios;
 
   int run_no = 0;
-  for (const Provider& p : plan.providers) {
+  for (size_t i = 0; i < plan.providers.size(); ++i) {
+    const Provider& p = plan.providers[i];
     if (stopped(o.stop)) break;
-    StageTarget t = target_of(p, plan.defaults, o);
+    StageTarget t = target_of(runs, i, o);
 
     std::unique_ptr<Launcher> launcher;  // the leader's only: one server for every process
     if (p.launch) {

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "plan/execute_run.h"
 #include "plan/plan.h"
@@ -26,11 +27,19 @@ struct PlanRunOptions {
   RunExecutor* executor = nullptr;  // null: every run in this process
 };
 
+// A plan ready to run: bases[i] is plan.providers[i]'s run as the plan's defaults give it,
+// read as prof reads its flags (cli/plan_defaults.h), before a stage sets its load; the
+// provider's target (URL or simulator) is set on it at run time.
+struct PlanRuns {
+  Plan plan;
+  std::vector<RunSpec> bases;
+};
+
 // Returns the exit code. Throws sb::Error(usage) for an output folder that cannot be used.
-int run_plan(const Plan& plan, const PlanRunOptions& options);
+int run_plan(const PlanRuns& runs, const PlanRunOptions& options);
 // Throws sb::Error (usage) when `exec` cannot run some provider's settings (RunExecutor::check:
 // what `predict` does not model), before any folder or run: `run` and `run --check` call it.
-void check_plan_runs(const Plan& plan, const RunExecutor& exec);
+void check_plan_runs(const PlanRuns& runs, const RunExecutor& exec);
 
 // One stage against one target (shared by `run` and `sweep`).
 struct StageTarget {

@@ -4,7 +4,6 @@
 // folders, summaries, plan indexes and exit codes are those of the live command, marked
 // `predicted: true`; times are model time (any --sim-time-scale is ignored).
 #include "plan/run_executor.h"
-#include "predict/virtual_run.h"
 
 namespace sb::plan {
 
@@ -17,7 +16,7 @@ class PredictExecutor : public RunExecutor {
     predicted.print_progress = false;  // a predicted run takes (milli)seconds
     return execute_run(predicted, stop);
   }
-  void check(const engine::EngineConfig& engine) const override { predict::check_modelled(engine); }
+  void check(const RunSpec& spec) const override { check_predictable(spec); }
   bool real_time() const override { return false; }
 };
 

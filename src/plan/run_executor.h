@@ -31,9 +31,9 @@ class RunExecutor {
     return execute_run(spec, stop);
   }
 
-  // Throws sb::Error (usage) when this executor cannot run `engine`'s settings (a plan asks
-  // before its first run); every setting is runnable here.
-  virtual void check(const engine::EngineConfig& engine) const { (void)engine; }
+  // Throws sb::Error (usage) when this executor cannot run `spec` (a plan asks, of each
+  // provider's base run, before its first run); every run is runnable here.
+  virtual void check(const RunSpec& spec) const { (void)spec; }
 
   // Whether runs take real time; false for predicted runs (predict_executor.h), between which
   // a plan's cool-down is skipped: no server is there to cool.

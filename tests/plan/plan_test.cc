@@ -2,6 +2,7 @@
 // example plan valid.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -9,9 +10,13 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli/plan_defaults.h"
+#include "cli/prof_options.h"
 #include "common/error.h"
+#include "engine/config_json.h"
 #include "plan/plan.h"
 #include "plan/plan_runner.h"
 #include "plan/predict_executor.h"
@@ -25,7 +30,7 @@ const char* kHead = "providers:\n  - {id: t, sim: tgi}\n";
 
 std::string error_of(const std::string& text) {
   try {
-    parse_plan(text, "plan.yaml");
+    cli::read_plan(text, "plan.yaml");
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::usage);
     return e.what();
@@ -34,7 +39,7 @@ std::string error_of(const std::string& text) {
 }
 
 TEST(Plan, ReadsStagesAndDefaults) {
-  const Plan p = parse_plan(std::string(kHead) + R"(name: study
+  const PlanRuns runs = cli::read_plan(std::string(kHead) + R"(name: study
 scenarios: [chat, long]
 defaults: {api: tgi, warmup: 3, goodput: [ttft:500, tpot:50], cooldown: 1s, sim_time_scale: 0.1}
 stages:
@@ -45,11 +50,18 @@ stages:
   - {name: ramp, kind: ramp, from: 8, to: 64, steps: 4, step_duration: 30s}
   - {name: destructive, kind: soak, concurrency: 128, duration: 1h}
 )",
-                            "plan.yaml");
+                                       "plan.yaml");
+  const Plan& p = runs.plan;
   EXPECT_EQ(p.name, "study");
   EXPECT_EQ(p.scenarios, (std::vector<std::string>{"chat", "long"}));
-  EXPECT_EQ(p.defaults.api, "tgi");
-  EXPECT_EQ(p.defaults.warmup, 3);
+  ASSERT_EQ(runs.bases.size(), 1u);
+  const auto& e = runs.bases[0].engine;
+  EXPECT_EQ(e.adapter.api, protocol::Api::tgi);
+  EXPECT_EQ(e.load.warmup, 3);
+  EXPECT_EQ(runs.bases[0].slo.ttft_ms, 500);
+  EXPECT_EQ(runs.bases[0].sim.time_scale, 0.1);
+  EXPECT_EQ(e.workload.input_tokens, 256);  // prof's defaults where the plan is silent
+  EXPECT_EQ(e.workload.output_tokens, 128);
   EXPECT_EQ(p.defaults.cooldown_s, 1);
   ASSERT_EQ(p.stages.size(), 6u);
   EXPECT_EQ(p.stages[0].name, "baseline");  // acs-bench's baseline: concurrency 1, 10 requests
@@ -96,7 +108,7 @@ TEST(Plan, EachBrokenFieldHasItsOwnMessage) {
       {h + "stages: []\n", "stages: missing: a list of stages"},
       {"stages:\n  - {kind: baseline}\n", "plan.yaml:1:1: providers: missing"},
       {h + "defaults: {api: grpc}\nstages:\n  - {kind: baseline}\n",
-       "plan.yaml:3:17: defaults.api: 'grpc'"},
+       "plan.yaml:3:17: defaults.api: --api 'grpc'"},
       {h + "stages:\n  - {kind: ramp, from: 8, to: 4, step_duration: 1s}\n",
        "stages[0] (ramp).to: missing or not above from"},
       {h + "stages:\n  - {kind: baseline}\n  - {kind: baseline}\n",
@@ -122,11 +134,12 @@ TEST(Plan, EachBrokenFieldHasItsOwnMessage) {
        "defaults.shared_prefix: --shared-prefix 'prefixes=2': needs prefixes=N and suffixes=M"},
       {h + "defaults: {priority_mix: 'high:x'}\nstages:\n  - {kind: baseline}\n",
        "plan.yaml:3:26: defaults.priority_mix: --priority-mix"},
-      {h + "defaults: {arrival: bursty}\nstages:\n  - {kind: baseline}\n",
+      {h + "defaults: {arrival: bursty}\nstages:\n  - {kind: baseline, request_rate: 2}\n",
        "plan.yaml:3:21: defaults.arrival: "},
       {h + "defaults: {abandon_after: 0s}\nstages:\n  - {kind: baseline}\n",
-       "defaults.abandon_after: must be longer than 0"},
-      {h + "defaults: {burstiness: 0}\nstages:\n  - {kind: baseline}\n", "defaults.burstiness"},
+       "defaults.abandon_after: --abandon-after 0s: must be longer than 0"},
+      {h + "defaults: {burstiness: 0}\nstages:\n  - {kind: baseline, request_rate: 2}\n",
+       "plan.yaml:3:24: defaults.burstiness: --burstiness 0: must be > 0"},
       {h + "defaults: {output_dist: 'uniform:min=4,max=9,unit=chars'}\nstages:\n  - {kind: "
            "baseline}\n",
        "defaults.output_dist: --output-dist 'uniform:min=4,max=9,unit=chars': output lengths "
@@ -148,7 +161,41 @@ TEST(Plan, EachBrokenFieldHasItsOwnMessage) {
        "each other"},
       {"providers:\n  - {id: t, sim: tgi}\n  - {id: l, base_url: 'http://127.0.0.1:1', api: "
        "llamacpp}\ndefaults: {priority_mix: 'high:0.5,low:0.5'}\nstages:\n  - {kind: baseline}\n",
-       "defaults.priority_mix: provider l uses --api llamacpp, which has no request priority"},
+       "defaults.priority_mix: --priority-mix: --api llamacpp has no request priority "
+       "servebench can send; use --api openai or openai-chat (vLLM's \"priority\" field) or tgi "
+       "(the x-priority headers only) (provider l)"},
+      // Every other key is prof's flag of that name, or refused saying where it belongs.
+      {h + "defaults: {input_dst: 'uniform:min=1,max=4'}\nstages:\n  - {kind: baseline}\n",
+       "plan.yaml:3:12: defaults.input_dst: unknown field: a plan's defaults are prof's flags"},
+      {h + "defaults: {input-dist: 'uniform:min=1,max=4'}\nstages:\n  - {kind: baseline}\n",
+       "plan.yaml:3:12: defaults.input-dist: write the flag's name with underscores: input_dist"},
+      {h + "defaults: {concurrency: 8}\nstages:\n  - {kind: baseline}\n",
+       "defaults.concurrency: not a plan default: a stage's load level"},
+      {h + "defaults: {base_url: 'http://127.0.0.1:1'}\nstages:\n  - {kind: baseline}\n",
+       "defaults.base_url: not a plan default: a provider's"},
+      {h + "defaults: {trace_speedup: 2}\nstages:\n  - {kind: baseline}\n",
+       "defaults.trace_speedup: not a plan default: a trace brings its own schedule"},
+      {h + "defaults: {turns: 3}\nstages:\n  - {kind: baseline}\n",
+       "defaults.turns: not a plan default: sessions are a closed loop of their own"},
+      {h + "defaults: {help: true}\nstages:\n  - {kind: baseline}\n",
+       "defaults.help: unknown field"},
+      {h + "defaults: {stream: maybe}\nstages:\n  - {kind: baseline}\n",
+       "plan.yaml:3:20: defaults.stream: expected true or false"},
+      {h + "defaults: {api: [tgi, openai]}\nstages:\n  - {kind: baseline}\n",
+       "plan.yaml:3:17: defaults.api: --api takes one value, not a list"},
+      {h + "defaults: {extra_body: '[1]'}\nstages:\n  - {kind: baseline}\n",
+       "plan.yaml:3:24: defaults.extra_body: --extra-body: must be a JSON object"},
+      {h + "defaults: {header: ['X-A: 1', 'bad header: 2']}\nstages:\n  - {kind: baseline}\n",
+       "defaults.header: -H: the header name 'bad header'"},
+      {h + "defaults: {workers: many}\nstages:\n  - {kind: baseline}\n",
+       "plan.yaml:3:21: defaults.workers: "},
+      {h + "defaults: {prompt_file: nowhere.txt}\nstages:\n  - {kind: baseline}\n",
+       "plan.yaml:3:25: defaults.prompt_file: 'nowhere.txt': no such file"},
+      {h + "defaults: {rate_pattern: 'onoff:on=5s,off=10s'}\nstages:\n  - {kind: baseline}\n",
+       "plan.yaml:3:12: defaults.rate_pattern: shapes open-loop stages (request_rate or "
+       "rate_search), and this plan has none"},
+      {h + "defaults: {api: generic}\nstages:\n  - {kind: baseline}\n",
+       "defaults.api: --api generic needs --request-template FILE"},
   };
   for (const auto& c : cases) EXPECT_THAT(error_of(c.yaml), HasSubstr(c.message)) << c.yaml;
 }
@@ -156,19 +203,87 @@ TEST(Plan, EachBrokenFieldHasItsOwnMessage) {
 // Seeds keep all 64 bits: no trip through a double (2^53 + 1 is the first integer a double
 // cannot hold), and no multiplier forms.
 TEST(Plan, SeedsKeepEveryDigit) {
-  const Plan p =
-      parse_plan(std::string(kHead) +
-                     "defaults: {seed: 18446744073709551615, sim_seed: 9007199254740993}\n"
-                     "stages: [{kind: baseline}]\n",
-                 "plan.yaml");
-  EXPECT_EQ(p.defaults.seed, 18446744073709551615ull);
-  ASSERT_TRUE(p.defaults.sim_seed.has_value());
-  EXPECT_EQ(*p.defaults.sim_seed, 9007199254740993ull);
+  const PlanRuns runs =
+      cli::read_plan(std::string(kHead) +
+                         "defaults: {seed: 18446744073709551615, sim_seed: 9007199254740993}\n"
+                         "stages: [{kind: baseline}]\n",
+                     "plan.yaml");
+  EXPECT_EQ(runs.bases[0].engine.load.seed, 18446744073709551615ull);
+  EXPECT_EQ(runs.bases[0].engine.workload.seed, 18446744073709551615ull);
+  ASSERT_TRUE(runs.bases[0].sim.seed.has_value());
+  EXPECT_EQ(*runs.bases[0].sim.seed, 9007199254740993ull);
   for (const char* bad : {"-1", "18446744073709551616", "2k", "1.5"})
     EXPECT_THAT(error_of(std::string(kHead) + "defaults: {seed: " + bad +
                          "}\nstages: [{kind: baseline}]\n"),
-                HasSubstr("defaults.seed: '" + std::string(bad) + "' is not a whole number"))
+                HasSubstr("plan.yaml:3:18: defaults.seed: "))
         << bad;
+}
+
+// A plan's defaults are prof's flags: the base run of a provider is the run prof converts from
+// the same flags (one conversion, cli::to_run_settings), whatever the flag.
+TEST(Plan, DefaultsAreProfsFlagsRunForRun) {
+  const PlanRuns runs = cli::read_plan(std::string(kHead) + R"(defaults:
+  api: openai
+  stream: false
+  extra_body: '{"temperature": 0}'
+  header: ['X-Tenant: t1', 'X-Team: t2']
+  input_dist: 'uniform:min=20,max=60'
+  output_dist: 'normal:mean=40,sd=8,min=8,max=80'
+  rate_pattern: 'onoff:on=5s,off=10s,low=0.2'
+  arrival: gamma
+  burstiness: 0.5
+  connect_timeout: 3s
+  idle_timeout: 20s
+  max_event_bytes: 2M
+  bucket_interval: 500
+  quality_tokenize: char
+  save_outputs: true
+  seed: 7
+  cost_per_hour: 3.5
+  goodput: [ttft:200, e2e:5000]
+  cooldown: 1s
+stages:
+  - {kind: baseline, request_rate: 4}
+)",
+                                       "plan.yaml");
+  cli::ProfFlags f;
+  CLI::App app;
+  cli::add_prof_flags(app, f);
+  std::vector<std::string> argv = {
+      "--sim", "tgi", "--api", "openai", "--no-stream", "--extra-body", R"({"temperature": 0})",
+      "-H", "X-Tenant: t1", "-H", "X-Team: t2", "--input-dist", "uniform:min=20,max=60",
+      "--output-dist", "normal:mean=40,sd=8,min=8,max=80", "--rate-pattern",
+      "onoff:on=5s,off=10s,low=0.2", "--arrival", "gamma", "--burstiness", "0.5",
+      "--connect-timeout", "3s", "--idle-timeout", "20s", "--max-event-bytes", "2M",
+      "--bucket-interval", "500", "--quality-tokenize", "char", "--save-outputs", "--seed", "7",
+      "--cost-per-hour", "3.5", "--goodput", "ttft:200", "--goodput", "e2e:5000",
+      // what a plan's runs take from the plan rather than from prof's defaults
+      "--grace-period", "10s", "--no-progress"};
+  std::reverse(argv.begin(), argv.end());
+  app.parse(argv);
+  const RunSpec prof = cli::to_run_settings(f);
+  const RunSpec& plan = runs.bases.at(0);
+  // The load mode and rate are the stage's: compared as an open loop of the same rate.
+  auto open = [](engine::EngineConfig e) {
+    e.load.mode = engine::LoadMode::open;
+    e.load.request_rate = 4;
+    return engine::config_to_json(e);
+  };
+  EXPECT_EQ(open(plan.engine), open(prof.engine));
+  EXPECT_EQ(plan.engine.timeouts.connect, prof.engine.timeouts.connect);
+  EXPECT_EQ(plan.engine.timeouts.idle, prof.engine.timeouts.idle);
+  EXPECT_EQ(plan.engine.max_event_bytes, size_t{2000000});
+  EXPECT_EQ(plan.engine.bucket_interval, prof.engine.bucket_interval);
+  EXPECT_EQ(plan.engine.quality_tokenize, prof.engine.quality_tokenize);
+  EXPECT_EQ(plan.engine.grace_period, std::chrono::seconds(10));
+  EXPECT_EQ(plan.engine.headers.size(), 2u);
+  EXPECT_EQ(plan.engine.adapter.extra_body, prof.engine.adapter.extra_body);
+  EXPECT_FALSE(plan.engine.adapter.stream);
+  EXPECT_EQ(plan.engine.load.rate_pattern.shape, load::RateShape::onoff);
+  EXPECT_EQ(plan.slo.e2e_ms, 5000);
+  EXPECT_EQ(plan.economics.cost_per_hour_usd, 3.5);
+  EXPECT_EQ(plan.sim.preset, "tgi");
+  EXPECT_FALSE(plan.print_progress);
 }
 
 // The workload's shape and the users' behaviour reach every run of a plan as prof's flags of
@@ -177,7 +292,7 @@ TEST(Plan, WorkloadShapeAndUserKeysReachEveryRun) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("sb_plan_workload_keys_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
-  const Plan plan = parse_plan(std::string(kHead) + R"(name: shapes
+  const PlanRuns plan = cli::read_plan(std::string(kHead) + R"(name: shapes
 defaults:
   api: openai-chat
   input_dist: 'uniform:min=20,max=60'
@@ -190,9 +305,9 @@ stages:
   - {name: closed, kind: baseline, concurrency: 4, num_requests: 64}
   - {name: open, kind: baseline, request_rate: 20, num_requests: 64}
 )",
-                               "plan.yaml");
-  EXPECT_EQ(plan.defaults.arrival, load::Arrival::constant);
-  EXPECT_EQ(plan.defaults.burstiness, 0.5);
+                                       "plan.yaml");
+  EXPECT_EQ(plan.bases[0].engine.load.arrival, load::Arrival::constant);
+  EXPECT_EQ(plan.bases[0].engine.load.burstiness, 0.5);
   PredictExecutor exec;
   PlanRunOptions o;
   o.output_dir = dir.string();
@@ -240,9 +355,9 @@ stages:
 // What `predict` does not model is refused for the whole plan before any run or folder
 // (run and run --check call check_plan_runs); a live executor takes the same plan.
 TEST(Plan, PredictRefusesWhatItDoesNotModelBeforeTheFirstRun) {
-  const Plan plan =
-      parse_plan(std::string(kHead) + "defaults: {abandon_after: 5s}\nstages: [{kind: baseline}]\n",
-                 "plan.yaml");
+  const PlanRuns plan = cli::read_plan(
+      std::string(kHead) + "defaults: {abandon_after: 5s}\nstages: [{kind: baseline}]\n",
+      "plan.yaml");
   RunExecutor live;
   EXPECT_NO_THROW(check_plan_runs(plan, live));
   PredictExecutor predicted;
@@ -253,20 +368,32 @@ TEST(Plan, PredictRefusesWhatItDoesNotModelBeforeTheFirstRun) {
     EXPECT_EQ(e.code(), ExitCode::usage);
     EXPECT_THAT(e.what(), HasSubstr("--abandon-after is not modelled in virtual time"));
   }
-  const Plan pooling =
-      parse_plan("providers:\n  - {id: e, sim: tgi, api: embeddings}\nstages: [{kind: baseline}]\n",
-                 "plan.yaml");
+  const PlanRuns pooling = cli::read_plan(
+      "providers:\n  - {id: e, sim: tgi, api: embeddings}\nstages: [{kind: baseline}]\n",
+      "plan.yaml");
   EXPECT_THROW(check_plan_runs(pooling, predicted), Error);
   EXPECT_NO_THROW(check_plan_runs(pooling, live));
+  const PlanRuns real = cli::read_plan(
+      "providers:\n  - {id: t, sim: tgi}\n  - {id: r, base_url: 'http://127.0.0.1:1'}\n"
+      "stages: [{kind: baseline}]\n",
+      "plan.yaml");
+  EXPECT_NO_THROW(check_plan_runs(real, live));
+  try {
+    check_plan_runs(real, predicted);
+    ADD_FAILURE() << "predict accepted a real server";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(),
+                HasSubstr("plan.yaml:3:5: provider 'r': predict needs a simulated target"));
+  }
 }
 
 TEST(Plan, ShippedReferenceStudyIsValid) {
-  const Plan p = load_plan_file(SERVEBENCH_SOURCE_DIR "/examples/reference-study.yaml");
+  const Plan p = cli::read_plan_file(SERVEBENCH_SOURCE_DIR "/examples/reference-study.yaml").plan;
   ASSERT_EQ(p.providers.size(), 3u);
   EXPECT_EQ(p.providers[0].sim, "pytorch");
   EXPECT_EQ(p.providers[2].sim, "tgi");
   EXPECT_EQ(p.scenarios, (std::vector<std::string>{"chat", "long", "mixed"}));
-  const Plan acs = load_plan_file(SERVEBENCH_SOURCE_DIR "/examples/acs-stress-test.yaml");
+  const Plan acs = cli::read_plan_file(SERVEBENCH_SOURCE_DIR "/examples/acs-stress-test.yaml").plan;
   EXPECT_EQ(acs.stages.size(), 3u);
 }
 

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/plan_defaults.h"
 #include "common/error.h"
 #include "plan/execute_run.h"
 #include "plan/plan.h"
@@ -237,14 +238,14 @@ TEST(Providers, SimCatalogMapErrorsNameTheFieldAndTheKnownNames) {
 TEST(Providers, ACatalogProvidersRunsRecordTheChoice) {
   const auto dir = std::filesystem::temp_directory_path() / "sb_providers_catalog_run";
   std::filesystem::remove_all(dir);
-  const Plan plan = parse_plan(R"(name: catalog
+  const PlanRuns plan = cli::read_plan(R"(name: catalog
 providers:
   - {id: h100, sim: {engine: vllm, gpu: H100, model: llama-3.1-8b, dtype: fp8}}
 defaults: {api: openai, input_length: 64, output_length: 8}
 stages:
   - {name: one, kind: baseline, concurrency: 2, num_requests: 6}
 )",
-                               "plan.yaml");
+                                       "plan.yaml");
   PredictExecutor exec;
   PlanRunOptions o;
   o.output_dir = dir.string();

@@ -1,0 +1,25 @@
+#pragma once
+// A plan's `defaults:` are `prof`'s flags by their names, underscores for dashes
+// (`input_dist: ...` is --input-dist, `header: [...]` is -H once per item, `stream: false` is
+// --no-stream): parsed by prof's own flag parser and converted by prof's own function
+// (prof_options.h to_run_settings), once per provider, so that a plan's run is the run `prof`
+// makes of the same flags. Not defaults (plan::parse_plan refuses them with where they belong):
+// a stage's load, a provider's target, the command's output flags, trace and session schedules.
+// The plan's own keys: cooldown, max_error_rate.
+#include <string>
+
+#include "plan/plan_runner.h"
+
+namespace sb::cli {
+
+// plan::load_plan_file, then every provider's base run from the defaults. Throws sb::Error
+// (usage) "FILE:LINE:COL: defaults.KEY: prof's message" at the first setting that is not
+// one of prof's flags or that makes the run invalid (checked in the file's order, with each
+// provider's API and simulator; " (provider ID)" ends the message when the plan has several).
+plan::PlanRuns read_plan_file(const std::string& path);
+// The same from YAML text (tests); `file` names it in messages and resolves relative paths.
+plan::PlanRuns read_plan(const std::string& yaml_text, const std::string& file);
+// The bases of a parsed plan (what the two above add to plan::parse_plan).
+plan::PlanRuns plan_runs_of(plan::Plan plan);
+
+}  // namespace sb::cli
