@@ -79,29 +79,46 @@ plan::RunSpec run_of(ProfFlags f, const plan::Provider& p) {
   return run;
 }
 
-}  // namespace
-
-plan::PlanRuns plan_runs_of(plan::Plan plan) {
-  plan::PlanRuns runs;
-  const bool several = plan.providers.size() > 1;
-  for (const plan::Provider& p : plan.providers) {
-    const std::string of = several ? fmt::format(" (provider {})", p.id) : "";
-    ProfFlags flags = plan_flag_defaults();
+// Provider `p`'s run from the plan's defaults, all at once. When that fails, the settings are
+// applied again one at a time to name the first whose addition makes the run invalid (of a
+// pair that excludes each other, the later): a setting that needs a later one (api: generic
+// before its request_template) is then not blamed.
+plan::RunSpec provider_run(const plan::Plan& plan, const plan::Provider& p) {
+  const std::string of = plan.providers.size() > 1 ? fmt::format(" (provider {})", p.id) : "";
+  ProfFlags all = plan_flag_defaults();
+  {
     CLI::App app;
-    add_prof_flags(app, flags);
-    plan::RunSpec run = run_of(flags, p);
-    // One setting at a time, so that an error is the first setting's that makes the run
-    // invalid (a pair that excludes each other: the later of the two).
+    add_prof_flags(app, all);
+    for (const plan::FlagSetting& s : plan.defaults.flags) set_flag(app, s);
+  }
+  try {
+    return run_of(all, p);
+  } catch (const Error&) {
+    ProfFlags some = plan_flag_defaults();
+    CLI::App app;
+    add_prof_flags(app, some);
+    try {
+      (void)run_of(some, p);
+    } catch (const Error& e) {
+      throw usage_error(fmt::format("{}: provider '{}': {}", p.where, p.id, e.what()));
+    }
     for (const plan::FlagSetting& s : plan.defaults.flags) {
       set_flag(app, s);
       try {
-        run = run_of(flags, p);
+        (void)run_of(some, p);
       } catch (const Error& e) {
         fail(s.value_where, s, std::string(e.what()) + of);
       }
     }
-    runs.bases.push_back(std::move(run));
+    throw;  // the last step above is the whole: not reached
   }
+}
+
+}  // namespace
+
+plan::PlanRuns plan_runs_of(plan::Plan plan) {
+  plan::PlanRuns runs;
+  for (const plan::Provider& p : plan.providers) runs.bases.push_back(provider_run(plan, p));
   runs.plan = std::move(plan);
   return runs;
 }

@@ -284,6 +284,19 @@ stages:
   EXPECT_EQ(plan.economics.cost_per_hour_usd, 3.5);
   EXPECT_EQ(plan.sim.preset, "tgi");
   EXPECT_FALSE(plan.print_progress);
+  // A setting that needs a later one is read with it (checked as a whole, blamed one by one).
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("sb_plan_generic_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "body.json") << R"({"prompt": "{{prompt}}", "n": {{max_tokens}}})";
+  const PlanRuns generic =
+      cli::read_plan(std::string(kHead) +
+                         "defaults: {api: generic, request_template: body.json, "
+                         "stream_text_pointer: /token/text}\nstages: [{kind: baseline}]\n",
+                     (dir / "plan.yaml").string());
+  EXPECT_EQ(generic.bases.at(0).engine.adapter.api, protocol::Api::generic);
+  EXPECT_THAT(generic.bases.at(0).engine.adapter.generic_template, HasSubstr("{{max_tokens}}"));
+  std::filesystem::remove_all(dir);
 }
 
 // The workload's shape and the users' behaviour reach every run of a plan as prof's flags of
