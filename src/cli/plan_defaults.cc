@@ -1,6 +1,7 @@
 #include "cli/plan_defaults.h"
 
 #include <algorithm>
+#include <cctype>
 #include <utility>
 
 #include <fmt/format.h>
@@ -36,11 +37,14 @@ std::string flag_name(std::string key) {
 void set_flag(CLI::App& app, const plan::FlagSetting& s) {
   std::string key = s.key;
   std::vector<std::string> values = s.values;
-  if (key == "stream") {  // the plan's spelling of --no-stream
-    if (values.size() != 1 || (values[0] != "true" && values[0] != "false"))
+  if (key == "stream") {  // the plan's spelling of --no-stream, in any of YAML's spellings
+    std::string v = values.size() == 1 ? values[0] : "";
+    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+    const bool on = v == "true" || v == "yes" || v == "on";
+    if (!on && v != "false" && v != "no" && v != "off")
       fail(s.value_where, s, "expected true or false");
     key = "no_stream";
-    values[0] = values[0] == "true" ? "false" : "true";
+    values = {on ? "false" : "true"};
   }
   const std::string name = flag_name(key);
   const CLI::Option* opt = app.get_option_no_throw(name);
@@ -62,28 +66,30 @@ void set_flag(CLI::App& app, const plan::FlagSetting& s) {
 }
 
 // Provider `p`'s run from the flags: as prof converts them, with its API (the pooling APIs'
-// --batch-size; the others send one input a request whatever the plan says) and, for
-// --sim-reasoning-length, its simulator (the target itself is set at run time), validated as a
-// run's settings are (the stage's load aside).
-plan::RunSpec run_of(ProfFlags f, const plan::Provider& p) {
+// --batch-size; the others send one input a request whatever the plan says) and its simulator
+// (the sim flags are the sim providers'; the target itself is set at run time), validated as
+// a run's settings are (the stage's load aside) and as `exec` runs them.
+plan::RunSpec run_of(ProfFlags f, const plan::Provider& p, const plan::RunExecutor& exec) {
   if (!p.api.empty()) f.api = p.api;
   if (const auto api = protocol::api_from_string(f.api); api && !protocol::is_pooling(*api))
     f.batch_size = 1;
   f.sim = p.sim;
+  if (p.sim.empty()) f.sim_reasoning_length = 0;
   plan::RunSpec run = to_run_settings(f);
-  auto& t = run.engine.timeouts;
-  t.first_token = std::min(t.first_token, t.total);
   engine::EngineConfig check = run.engine;
   check.load.rate_pattern = {};  // the open-loop stages' (plan::run_stage)
   engine::validate(check);
+  exec.check(run);  // `predict run`: a simulated target, and what virtual time models
   return run;
 }
 
 // Provider `p`'s run from the plan's defaults, all at once. When that fails, the settings are
-// applied again one at a time to name the first whose addition makes the run invalid (of a
-// pair that excludes each other, the later): a setting that needs a later one (api: generic
-// before its request_template) is then not blamed.
-plan::RunSpec provider_run(const plan::Plan& plan, const plan::Provider& p) {
+// applied again one at a time, and the first whose addition fails the same way is named (of a
+// pair that excludes each other, the later); a setting that fails only without a later one
+// (api: generic before its request_template) is passed over. Failing without any setting is
+// the provider's.
+plan::RunSpec provider_run(const plan::Plan& plan, const plan::Provider& p,
+                           const plan::RunExecutor& exec) {
   const std::string of = plan.providers.size() > 1 ? fmt::format(" (provider {})", p.id) : "";
   ProfFlags all = plan_flag_defaults();
   {
@@ -91,44 +97,47 @@ plan::RunSpec provider_run(const plan::Plan& plan, const plan::Provider& p) {
     add_prof_flags(app, all);
     for (const plan::FlagSetting& s : plan.defaults.flags) set_flag(app, s);
   }
+  std::string whole;
   try {
-    return run_of(all, p);
-  } catch (const Error&) {
-    ProfFlags some = plan_flag_defaults();
-    CLI::App app;
-    add_prof_flags(app, some);
-    try {
-      (void)run_of(some, p);
-    } catch (const Error& e) {
-      throw usage_error(fmt::format("{}: provider '{}': {}", p.where, p.id, e.what()));
-    }
-    for (const plan::FlagSetting& s : plan.defaults.flags) {
-      set_flag(app, s);
-      try {
-        (void)run_of(some, p);
-      } catch (const Error& e) {
-        fail(s.value_where, s, std::string(e.what()) + of);
-      }
-    }
-    throw;  // the last step above is the whole: not reached
+    return run_of(all, p, exec);
+  } catch (const Error& e) {
+    whole = e.what();
   }
+  const auto fails_so = [&](const ProfFlags& f) {
+    try {
+      (void)run_of(f, p, exec);
+    } catch (const Error& e) {
+      return e.what() == whole;
+    }
+    return false;
+  };
+  ProfFlags some = plan_flag_defaults();
+  if (fails_so(some)) throw usage_error(fmt::format("{}: provider '{}': {}", p.where, p.id, whole));
+  CLI::App app;
+  add_prof_flags(app, some);
+  for (const plan::FlagSetting& s : plan.defaults.flags) {
+    set_flag(app, s);
+    if (fails_so(some)) fail(s.value_where, s, whole + of);
+  }
+  throw usage_error(fmt::format("{}: {}", plan.file, whole));  // not reached: the last is all
 }
 
 }  // namespace
 
-plan::PlanRuns plan_runs_of(plan::Plan plan) {
+plan::PlanRuns plan_runs_of(plan::Plan plan, const plan::RunExecutor& exec) {
   plan::PlanRuns runs;
-  for (const plan::Provider& p : plan.providers) runs.bases.push_back(provider_run(plan, p));
+  for (const plan::Provider& p : plan.providers) runs.bases.push_back(provider_run(plan, p, exec));
   runs.plan = std::move(plan);
   return runs;
 }
 
-plan::PlanRuns read_plan_file(const std::string& path) {
-  return plan_runs_of(plan::load_plan_file(path));
+plan::PlanRuns read_plan_file(const std::string& path, const plan::RunExecutor& exec) {
+  return plan_runs_of(plan::load_plan_file(path), exec);
 }
 
-plan::PlanRuns read_plan(const std::string& yaml_text, const std::string& file) {
-  return plan_runs_of(plan::parse_plan(yaml_text, file));
+plan::PlanRuns read_plan(const std::string& yaml_text, const std::string& file,
+                         const plan::RunExecutor& exec) {
+  return plan_runs_of(plan::parse_plan(yaml_text, file), exec);
 }
 
 }  // namespace sb::cli

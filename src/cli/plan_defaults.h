@@ -12,14 +12,18 @@
 
 namespace sb::cli {
 
-// plan::load_plan_file, then every provider's base run from the defaults. Throws sb::Error
-// (usage) "FILE:LINE:COL: defaults.KEY: prof's message" at the first setting that is not
-// one of prof's flags or that makes the run invalid (checked in the file's order, with each
-// provider's API and simulator; " (provider ID)" ends the message when the plan has several).
-plan::PlanRuns read_plan_file(const std::string& path);
+// plan::load_plan_file, then every provider's base run from the defaults, checked as `exec`
+// runs them (`predict run`: only simulators, only what virtual time models). Throws sb::Error
+// (usage) "FILE:LINE:COL: defaults.KEY: prof's message" at the first setting that is not one of
+// prof's flags or that makes the run invalid (checked with each provider's API and simulator;
+// " (provider ID)" ends the message when the plan has several), "PROVIDER_WHERE: provider 'ID':
+// ..." when the provider cannot run whatever the defaults.
+plan::PlanRuns read_plan_file(const std::string& path,
+                              const plan::RunExecutor& exec = plan::RunExecutor());
 // The same from YAML text (tests); `file` names it in messages and resolves relative paths.
-plan::PlanRuns read_plan(const std::string& yaml_text, const std::string& file);
+plan::PlanRuns read_plan(const std::string& yaml_text, const std::string& file,
+                         const plan::RunExecutor& exec = plan::RunExecutor());
 // The bases of a parsed plan (what the two above add to plan::parse_plan).
-plan::PlanRuns plan_runs_of(plan::Plan plan);
+plan::PlanRuns plan_runs_of(plan::Plan plan, const plan::RunExecutor& exec);
 
 }  // namespace sb::cli

@@ -290,11 +290,14 @@ void warn_plain_http_secrets(const engine::EngineConfig& e) {
              e.api_key.empty() ? "a credential header" : "the API key", e.client.url.host);
 }
 
+bool catalog_flags_given(const ProfFlags& f) {
+  return !f.sim_gpu.empty() || !f.sim_model.empty() || !f.sim_engine.empty() ||
+         !f.sim_dtype.empty() || f.sim_tp.has_value();
+}
+
 // --sim PRESET, or the catalog choice of the --sim-gpu/--sim-model/... flags (not both).
 plan::SimTarget sim_target_of(const ProfFlags& f) {
-  const bool catalog = !f.sim_gpu.empty() || !f.sim_model.empty() || !f.sim_engine.empty() ||
-                       !f.sim_dtype.empty() || f.sim_tp.has_value();
-  if (!catalog) {
+  if (!catalog_flags_given(f)) {
     plan::SimTarget t;
     t.preset = f.sim;
     return t;
@@ -315,8 +318,7 @@ int64_t sim_reasoning_length_of(const ProfFlags& f, protocol::Api api) {
   if (f.sim_reasoning_length == 0) return 0;
   if (f.sim_reasoning_length < 0)
     throw usage_error("--sim-reasoning-length: a number of tokens >= 0 (0: no reasoning)");
-  if (f.sim.empty() && f.sim_gpu.empty() && f.sim_model.empty() && f.sim_engine.empty() &&
-      f.sim_dtype.empty() && !f.sim_tp)
+  if (f.sim.empty() && !catalog_flags_given(f))
     throw usage_error("--sim-reasoning-length needs the embedded simulator (--sim tgi, ...)");
   if (api != protocol::Api::openai_chat && api != protocol::Api::openai_responses &&
       api != protocol::Api::anthropic)
@@ -475,13 +477,13 @@ plan::RunSpec to_run_settings(const ProfFlags& f) {
 }
 
 ProfConfig to_prof_config(const ProfFlags& f) {
-  ProfConfig pc;
-  pc.run = to_run_settings(f);
-  if (f.base_url.empty() && pc.run.sim.preset.empty())
+  if (f.base_url.empty() && f.sim.empty() && !catalog_flags_given(f))
     throw usage_error(
         "--base-url is required (e.g. --base-url http://127.0.0.1:8000), "
         "or --sim tgi (or --sim-gpu/--sim-model/...) to benchmark the embedded "
         "simulator");
+  ProfConfig pc;
+  pc.run = to_run_settings(f);
   if (!f.rate_pattern.empty() && f.request_rate.empty())
     throw usage_error(
         "--rate-pattern shapes an open loop's rate: give --request-rate R (its base rate) "

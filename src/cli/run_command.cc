@@ -24,9 +24,8 @@ struct RunFlags {
 };
 
 int run_run(const RunFlags& f, plan::RunExecutor& exec) {
-  const plan::PlanRuns runs = read_plan_file(f.plan_file);
+  const plan::PlanRuns runs = read_plan_file(f.plan_file, exec);  // predict: what it models
   const plan::Plan& p = runs.plan;
-  plan::check_plan_runs(runs, exec);  // `predict run`: what virtual time does not model
   if (f.check) {
     if (!exec.leader()) return 0;
     fmt::print("{}: valid plan '{}': {} providers, {} scenarios, {} stages\n", f.plan_file, p.name,

@@ -43,6 +43,7 @@ struct Refused {
   const char* why;
 };
 const Refused kRefused[] = {
+    {"scenario", "the plan's (scenarios: [chat, long, mixed])"},
     {"concurrency", "a stage's load level (stages[i].concurrency)"},
     {"request_rate", "a stage's load level (stages[i].request_rate)"},
     {"max_concurrency", "a stage's (stages[i].max_concurrency)"},
@@ -90,12 +91,17 @@ RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
       if (d.max_error_rate > 1) yaml_fail(ctx, v, field, "a fraction between 0 and 1");
       continue;
     }
+    if (key.starts_with("-"))
+      yaml_fail(ctx, kv.first, field,
+                "write the flag's long name with underscores (input_dist for --input-dist, "
+                "header for -H)");
     if (key.find('-') != std::string::npos) {
-      std::string name = key.substr(std::min(key.find_first_not_of('-'), key.size()));
+      std::string name = key;
       std::replace(name.begin(), name.end(), '-', '_');
       yaml_fail(ctx, kv.first, field,
                 fmt::format("write the flag's name with underscores: {}", name));
     }
+    if (d.find(key)) yaml_fail(ctx, kv.first, field, "given twice");
     for (const Refused& r : kRefused)
       if (key == r.key)
         yaml_fail(ctx, kv.first, field, fmt::format("not a plan default: {}", r.why));
@@ -110,9 +116,17 @@ RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
         if (!item.IsScalar()) yaml_fail(ctx, item, field, "expected a value in the list");
         f.values.push_back(item.Scalar());
       }
+      if (f.values.empty())
+        yaml_fail(ctx, v, field, "an empty list: give a value, or leave the key out");
     } else {
       yaml_fail(ctx, v, field, "expected a value or a list of values");
     }
+    // A bare number was seconds here before defaults were prof's flags; prof reads it as ms.
+    if (key == "telemetry_interval" && v.IsScalar() &&
+        v.Scalar().find_first_not_of("0123456789.") == std::string::npos)
+      yaml_fail(ctx, v, field,
+                "give a unit (1s, 500ms): a bare number is milliseconds to prof's "
+                "--telemetry-interval and was seconds in plans");
     if (std::find(std::begin(kPathKeys), std::end(kPathKeys), key) != std::end(kPathKeys))
       for (std::string& value : f.values) {
         fs::path path(value);

@@ -230,15 +230,6 @@ StageTarget target_of(const PlanRuns& runs, size_t i, const PlanRunOptions& o) {
 
 }  // namespace
 
-void check_plan_runs(const PlanRuns& runs, const RunExecutor& exec) {
-  for (size_t i = 0; i < runs.plan.providers.size(); ++i) try {
-      exec.check(target_of(runs, i, {}).base);
-    } catch (const Error& e) {
-      const Provider& p = runs.plan.providers[i];
-      throw usage_error(fmt::format("{}: provider '{}': {}", p.where, p.id, e.what()));
-    }
-}
-
 int run_plan(const PlanRuns& runs, const PlanRunOptions& o) {
   const Plan& plan = runs.plan;
   RunExecutor& exec = executor_of(o.executor);

@@ -37,9 +37,6 @@ struct PlanRuns {
 
 // Returns the exit code. Throws sb::Error(usage) for an output folder that cannot be used.
 int run_plan(const PlanRuns& runs, const PlanRunOptions& options);
-// Throws sb::Error (usage) when `exec` cannot run some provider's settings (RunExecutor::check:
-// what `predict` does not model), before any folder or run: `run` and `run --check` call it.
-void check_plan_runs(const PlanRuns& runs, const RunExecutor& exec);
 
 // One stage against one target (shared by `run` and `sweep`).
 struct StageTarget {

@@ -119,7 +119,11 @@ EconomicsConfig economics_of(const RunSpec& spec) {
   if (!spec.provider) return ec;
   const EconomicsConfig& p = spec.provider->economics;
   if (p.cost_per_hour_usd) ec.cost_per_hour_usd = p.cost_per_hour_usd;
-  if (!p.instance.empty()) ec.instance = p.instance;
+  if (!p.instance.empty()) {
+    ec.instance = p.instance;
+    // The provider's own list price, not the command's (or plan's) price that overrides it.
+    if (!p.cost_per_hour_usd) ec.cost_per_hour_usd.reset();
+  }
   if (p.idle_power_w) ec.idle_power_w = p.idle_power_w;
   if (!p.hardware.empty()) ec.hardware = p.hardware;
   if (!p.precision.empty()) ec.precision = p.precision;

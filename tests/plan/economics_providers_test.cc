@@ -73,6 +73,13 @@ TEST(EconomicsProviders, ProviderFieldsOverrideTheCommands) {
   EXPECT_EQ(ec.instance, "aws:g5.xlarge");  // the command's, the provider has none
   EXPECT_EQ(ec.hardware, "1x L4");
   EXPECT_EQ(ec.precision, "fp16");
+  // A provider's instance is its price: the command's cost_per_hour does not override it.
+  Provider listed;
+  listed.economics.instance = "aws:g5.xlarge";
+  spec.provider = &listed;
+  spec.economics.instance.clear();
+  EXPECT_FALSE(economics_of(spec).cost_per_hour_usd);
+  EXPECT_EQ(economics_of(spec).instance, "aws:g5.xlarge");
 }
 
 }  // namespace

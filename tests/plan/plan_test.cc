@@ -63,6 +63,13 @@ stages:
   EXPECT_EQ(e.workload.input_tokens, 256);  // prof's defaults where the plan is silent
   EXPECT_EQ(e.workload.output_tokens, 128);
   EXPECT_EQ(p.defaults.cooldown_s, 1);
+  for (const char* off : {"false", "False", "no", "OFF"})  // YAML's spellings of false
+    EXPECT_FALSE(cli::read_plan(std::string(kHead) + "defaults: {stream: " + off +
+                                    "}\nstages: [{kind: baseline}]\n",
+                                "plan.yaml")
+                     .bases.at(0)
+                     .engine.adapter.stream)
+        << off;
   ASSERT_EQ(p.stages.size(), 6u);
   EXPECT_EQ(p.stages[0].name, "baseline");  // acs-bench's baseline: concurrency 1, 10 requests
   EXPECT_EQ(p.stages[0].concurrency, (std::vector<int64_t>{1}));
@@ -196,6 +203,22 @@ TEST(Plan, EachBrokenFieldHasItsOwnMessage) {
        "rate_search), and this plan has none"},
       {h + "defaults: {api: generic}\nstages:\n  - {kind: baseline}\n",
        "defaults.api: --api generic needs --request-template FILE"},
+      // Of several broken settings, the one that breaks the whole is named (not one that only
+      // lacks a later setting): a generic API with its template, and a bad extra body.
+      {h + "defaults:\n  api: generic\n  extra_body: 'not json'\n  request_template: " +
+           SERVEBENCH_SOURCE_DIR "/README.md\nstages:\n  - {kind: baseline}\n",
+       "plan.yaml:5:15: defaults.extra_body: --extra-body: must be a JSON object"},
+      {h + "defaults: {scenario: long}\nstages:\n  - {kind: baseline}\n",
+       "defaults.scenario: not a plan default: the plan's (scenarios: [chat, long, mixed])"},
+      {h + "defaults: {api: []}\nstages:\n  - {kind: baseline}\n",
+       "plan.yaml:3:17: defaults.api: an empty list: give a value, or leave the key out"},
+      {h + "defaults:\n  seed: 1\n  seed: 2\nstages:\n  - {kind: baseline}\n",
+       "plan.yaml:5:3: defaults.seed: given twice"},
+      {h + "defaults: {-H: 'X-A: 1'}\nstages:\n  - {kind: baseline}\n",
+       "defaults.-H: write the flag's long name with underscores (input_dist for --input-dist, "
+       "header for -H)"},
+      {h + "defaults: {telemetry_interval: 100}\nstages:\n  - {kind: baseline}\n",
+       "plan.yaml:3:32: defaults.telemetry_interval: give a unit (1s, 500ms)"},
   };
   for (const auto& c : cases) EXPECT_THAT(error_of(c.yaml), HasSubstr(c.message)) << c.yaml;
 }
@@ -365,34 +388,34 @@ stages:
   std::filesystem::remove_all(dir);
 }
 
-// What `predict` does not model is refused for the whole plan before any run or folder
-// (run and run --check call check_plan_runs); a live executor takes the same plan.
+// What `predict` does not model is refused for the whole plan before any run or folder (run
+// and run --check read the plan with their executor), at the setting or the provider that
+// causes it; a live executor takes the same plans.
 TEST(Plan, PredictRefusesWhatItDoesNotModelBeforeTheFirstRun) {
-  const PlanRuns plan = cli::read_plan(
-      std::string(kHead) + "defaults: {abandon_after: 5s}\nstages: [{kind: baseline}]\n",
-      "plan.yaml");
+  const std::string abandon =
+      std::string(kHead) +
+      "defaults:\n  seed: 3\n  abandon_after: 5s\nstages: [{kind: baseline}]\n";
   RunExecutor live;
-  EXPECT_NO_THROW(check_plan_runs(plan, live));
+  EXPECT_NO_THROW(cli::read_plan(abandon, "plan.yaml", live));
   PredictExecutor predicted;
   try {
-    check_plan_runs(plan, predicted);
+    cli::read_plan(abandon, "plan.yaml", predicted);
     ADD_FAILURE() << "predict accepted abandon_after";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::usage);
-    EXPECT_THAT(e.what(), HasSubstr("--abandon-after is not modelled in virtual time"));
+    EXPECT_THAT(e.what(), HasSubstr("plan.yaml:5:18: defaults.abandon_after: predict: "
+                                    "--abandon-after is not modelled in virtual time"));
   }
-  const PlanRuns pooling = cli::read_plan(
-      "providers:\n  - {id: e, sim: tgi, api: embeddings}\nstages: [{kind: baseline}]\n",
-      "plan.yaml");
-  EXPECT_THROW(check_plan_runs(pooling, predicted), Error);
-  EXPECT_NO_THROW(check_plan_runs(pooling, live));
-  const PlanRuns real = cli::read_plan(
+  const std::string pooling =
+      "providers:\n  - {id: e, sim: tgi, api: embeddings}\nstages: [{kind: baseline}]\n";
+  EXPECT_THROW(cli::read_plan(pooling, "plan.yaml", predicted), Error);
+  EXPECT_NO_THROW(cli::read_plan(pooling, "plan.yaml", live));
+  const std::string real =
       "providers:\n  - {id: t, sim: tgi}\n  - {id: r, base_url: 'http://127.0.0.1:1'}\n"
-      "stages: [{kind: baseline}]\n",
-      "plan.yaml");
-  EXPECT_NO_THROW(check_plan_runs(real, live));
+      "stages: [{kind: baseline}]\n";
+  EXPECT_NO_THROW(cli::read_plan(real, "plan.yaml", live));
   try {
-    check_plan_runs(real, predicted);
+    cli::read_plan(real, "plan.yaml", predicted);
     ADD_FAILURE() << "predict accepted a real server";
   } catch (const Error& e) {
     EXPECT_THAT(e.what(),
