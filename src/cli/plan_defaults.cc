@@ -30,7 +30,7 @@ std::string flag_name(std::string key) {
 
 [[noreturn]] void fail(const std::string& where, const plan::FlagSetting& s,
                        const std::string& message) {
-  throw usage_error(fmt::format("{}: defaults.{}: {}", where, s.key, message));
+  throw usage_error(fmt::format("{}: {}: {}", where, s.field, message));
 }
 
 // Sets one setting on the flags `app` binds, through prof's parser.
@@ -91,11 +91,13 @@ plan::RunSpec run_of(ProfFlags f, const plan::Provider& p, const plan::RunExecut
 plan::RunSpec provider_run(const plan::Plan& plan, const plan::Provider& p,
                            const plan::RunExecutor& exec) {
   const std::string of = plan.providers.size() > 1 ? fmt::format(" (provider {})", p.id) : "";
+  std::vector<plan::FlagSetting> settings = plan.defaults.flags;  // then its own, over them
+  settings.insert(settings.end(), p.flags.begin(), p.flags.end());
   ProfFlags all = plan_flag_defaults();
   {
     CLI::App app;
     add_prof_flags(app, all);
-    for (const plan::FlagSetting& s : plan.defaults.flags) set_flag(app, s);
+    for (const plan::FlagSetting& s : settings) set_flag(app, s);
   }
   std::string whole;
   try {
@@ -115,7 +117,7 @@ plan::RunSpec provider_run(const plan::Plan& plan, const plan::Provider& p,
   if (fails_so(some)) throw usage_error(fmt::format("{}: provider '{}': {}", p.where, p.id, whole));
   CLI::App app;
   add_prof_flags(app, some);
-  for (const plan::FlagSetting& s : plan.defaults.flags) {
+  for (const plan::FlagSetting& s : settings) {
     set_flag(app, s);
     if (fails_so(some)) fail(s.value_where, s, whole + of);
   }

@@ -31,112 +31,21 @@ std::vector<std::string> goodput_list(const YamlContext& ctx, const YAML::Node& 
   return *list;
 }
 
-const char* const kTraceWhy =
-    "a trace brings its own schedule, which a plan's stages would replace: replay it with prof "
-    "--trace";
-const char* const kSessionWhy =
-    "sessions are a closed loop of their own, which a plan's stages would replace: run them "
-    "with prof --session-concurrency";
-// Keys that are prof's flags but not a plan default, with where they belong instead.
-struct Refused {
-  const char* key;
-  const char* why;
-};
-const Refused kRefused[] = {
-    {"scenario", "the plan's (scenarios: [chat, long, mixed])"},
-    {"concurrency", "a stage's load level (stages[i].concurrency)"},
-    {"request_rate", "a stage's load level (stages[i].request_rate)"},
-    {"max_concurrency", "a stage's (stages[i].max_concurrency)"},
-    {"num_requests", "a stage's (stages[i].num_requests or requests_per_level)"},
-    {"duration", "a stage's (stages[i].duration)"},
-    {"base_url", "a provider's (providers: base_url or endpoints)"},
-    {"sim", "a provider's (providers: sim)"},
-    {"sim_gpu", "a provider's (providers: sim: {gpu: ...})"},
-    {"sim_model", "a provider's (providers: sim: {model: ...})"},
-    {"sim_engine", "a provider's (providers: sim: {engine: ...})"},
-    {"sim_tp", "a provider's (providers: sim: {tp: ...})"},
-    {"sim_dtype", "a provider's (providers: sim: {dtype: ...})"},
-    {"output_dir", "the command's (servebench run -o DIR)"},
-    {"overwrite", "the command's (servebench run --overwrite)"},
-    {"quiet", "the command's (servebench run -q)"},
-    {"no_progress", "the command's (a plan prints one line a run)"},
-    {"trace", kTraceWhy},
-    {"trace_format", kTraceWhy},
-    {"trace_speedup", kTraceWhy},
-    {"trace_window", kTraceWhy},
-    {"trace_block_tokens", kTraceWhy},
-    {"session_concurrency", kSessionWhy},
-    {"turns", kSessionWhy},
-    {"think_time", kSessionWhy},
-    {"session_header", kSessionWhy},
-};
-// Flags that name a file: relative to the plan's folder, and the file must exist.
-const char* const kPathKeys[] = {"dataset",          "prompt_file", "tokenizer",
-                                 "request_template", "ca_file",     "api_key_file"};
+[[noreturn]] void fail_at(const FlagSetting& f, const std::string& message) {
+  throw usage_error(fmt::format("{}: {}: {}", f.value_where, f.field, message));
+}
 
 RunDefaults parse_defaults(const YamlContext& ctx, const YAML::Node& n) {
   RunDefaults d;
   if (!n) return d;
   if (!n.IsMap()) yaml_fail(ctx, n, "defaults", "expected a mapping (key: value lines)");
-  for (const auto& kv : n) {
-    const std::string key = kv.first.Scalar();
-    const std::string field = "defaults." + key;
-    const YAML::Node v = kv.second;
-    if (key == "cooldown") {
-      d.cooldown_s = *get_duration_s(ctx, n, "cooldown", field);
-      continue;
-    }
-    if (key == "max_error_rate") {
-      d.max_error_rate = *get_number(ctx, n, "max_error_rate", field, 0);
-      if (d.max_error_rate > 1) yaml_fail(ctx, v, field, "a fraction between 0 and 1");
-      continue;
-    }
-    if (key.starts_with("-"))
-      yaml_fail(ctx, kv.first, field,
-                "write the flag's long name with underscores (input_dist for --input-dist, "
-                "header for -H)");
-    if (key.find('-') != std::string::npos) {
-      std::string name = key;
-      std::replace(name.begin(), name.end(), '-', '_');
-      yaml_fail(ctx, kv.first, field,
-                fmt::format("write the flag's name with underscores: {}", name));
-    }
-    if (d.find(key)) yaml_fail(ctx, kv.first, field, "given twice");
-    for (const Refused& r : kRefused)
-      if (key == r.key)
-        yaml_fail(ctx, kv.first, field, fmt::format("not a plan default: {}", r.why));
-    FlagSetting f;
-    f.key = key;
-    f.key_where = yaml_where(ctx, kv.first);
-    f.value_where = yaml_where(ctx, v);
-    if (v.IsScalar()) {
-      f.values.push_back(v.Scalar());
-    } else if (v.IsSequence()) {
-      for (const auto& item : v) {
-        if (!item.IsScalar()) yaml_fail(ctx, item, field, "expected a value in the list");
-        f.values.push_back(item.Scalar());
-      }
-      if (f.values.empty())
-        yaml_fail(ctx, v, field, "an empty list: give a value, or leave the key out");
-    } else {
-      yaml_fail(ctx, v, field, "expected a value or a list of values");
-    }
-    // A bare number was seconds here before defaults were prof's flags; prof reads it as ms.
-    if (key == "telemetry_interval" && v.IsScalar() &&
-        v.Scalar().find_first_not_of("0123456789.") == std::string::npos)
-      yaml_fail(ctx, v, field,
-                "give a unit (1s, 500ms): a bare number is milliseconds to prof's "
-                "--telemetry-interval and was seconds in plans");
-    if (std::find(std::begin(kPathKeys), std::end(kPathKeys), key) != std::end(kPathKeys))
-      for (std::string& value : f.values) {
-        fs::path path(value);
-        if (path.is_relative()) path = fs::path(ctx.file).parent_path() / path;
-        if (!fs::exists(path))
-          yaml_fail(ctx, v, field, fmt::format("'{}': no such file", path.string()));
-        value = path.string();
-      }
-    d.flags.push_back(std::move(f));
+  if (n["cooldown"]) d.cooldown_s = *get_duration_s(ctx, n, "cooldown", "defaults.cooldown");
+  if (n["max_error_rate"]) {
+    d.max_error_rate = *get_number(ctx, n, "max_error_rate", "defaults.max_error_rate", 0);
+    if (d.max_error_rate > 1)
+      yaml_fail(ctx, n["max_error_rate"], "defaults.max_error_rate", "a fraction between 0 and 1");
   }
+  d.flags = parse_flag_settings(ctx, n, "defaults", {"cooldown", "max_error_rate"});
   return d;
 }
 
@@ -382,38 +291,47 @@ Plan parse_root(const YAML::Node& root, const std::string& file) {
     }
   }
   p.defaults = parse_defaults(ctx, root["defaults"]);
-  const YAML::Node d = root["defaults"];
-  // A length count next to the distribution (or shared-prefix spec) that replaces it would be
-  // dead: refused, in the defaults and in every stage.
-  const FlagSetting* input_spec = p.defaults.find("input_dist");
-  if (!input_spec) input_spec = p.defaults.find("shared_prefix");
-  const FlagSetting* output_spec = p.defaults.find("output_dist");
+  // A length count next to the spec that replaces it would be dead, and a run has one source of
+  // prompts (as prof's --scenario, --dataset, --shared-prefix, --prompt-file): checked with
+  // what each provider's runs read (its flags over the defaults).
+  const FlagSetting* input_spec = nullptr;  // some provider's, for the stages' lengths
+  const FlagSetting* output_spec = nullptr;
+  for (const Provider& pr : p.providers) {
+    const auto setting = [&](std::string_view key) {
+      const FlagSetting* f = find_setting(pr.flags, key);
+      return f ? f : p.defaults.find(key);
+    };
+    const FlagSetting* in = setting("input_dist");
+    if (!in) in = setting("shared_prefix");
+    const FlagSetting* out = setting("output_dist");
+    if (const FlagSetting* n = in ? setting("input_length") : nullptr)
+      fail_at(*n, fmt::format("{} gives the prompt lengths; drop input_length", in->field));
+    if (const FlagSetting* n = out ? setting("output_length") : nullptr)
+      fail_at(*n, fmt::format("{} gives the output lengths; drop output_length", out->field));
+    if (!input_spec) input_spec = in;
+    if (!output_spec) output_spec = out;
+    const FlagSetting* source = nullptr;
+    for (const char* key : {"dataset", "shared_prefix", "prompt_file"})
+      if (const FlagSetting* f = setting(key)) {
+        if (source)
+          fail_at(*f, fmt::format("{} and {} exclude each other: give one source of prompts",
+                                  source->key, f->key));
+        source = f;
+      }
+    if (!p.scenarios.empty() && source)
+      yaml_fail(ctx, root["scenarios"], "scenarios",
+                fmt::format("scenarios (synthetic prompts) and {} exclude each other: give one "
+                            "source of prompts",
+                            source->field));
+  }
   const auto dead_length = [&](const YAML::Node& at, const std::string& where) {
     if (at["input_length"] && input_spec)
-      yaml_fail(
-          ctx, at["input_length"], where + ".input_length",
-          fmt::format("defaults.{} gives the prompt lengths; drop input_length", input_spec->key));
+      yaml_fail(ctx, at["input_length"], where + ".input_length",
+                fmt::format("{} gives the prompt lengths; drop input_length", input_spec->field));
     if (at["output_length"] && output_spec)
       yaml_fail(ctx, at["output_length"], where + ".output_length",
-                "defaults.output_dist gives the output lengths; drop output_length");
+                fmt::format("{} gives the output lengths; drop output_length", output_spec->field));
   };
-  if (d) dead_length(d, "defaults");
-  // One source of prompts a run (as prof's --scenario, --dataset, --shared-prefix,
-  // --prompt-file).
-  const FlagSetting* source = nullptr;
-  for (const char* key : {"dataset", "shared_prefix", "prompt_file"})
-    if (const FlagSetting* f = p.defaults.find(key)) {
-      if (source)
-        throw usage_error(
-            fmt::format("{}: defaults.{}: {} and {} exclude each other: give one source of prompts",
-                        f->key_where, f->key, source->key, f->key));
-      source = f;
-    }
-  if (!p.scenarios.empty() && source)
-    yaml_fail(ctx, root["scenarios"], "scenarios",
-              fmt::format("scenarios (synthetic prompts) and defaults.{} exclude each other: give "
-                          "one source of prompts",
-                          source->key));
   const YAML::Node stages = root["stages"];
   if (!stages || !stages.IsSequence() || stages.size() == 0)
     yaml_fail(ctx, stages ? stages : root, "stages",
@@ -431,22 +349,19 @@ Plan parse_root(const YAML::Node& root, const std::string& file) {
   const bool open_loop = std::any_of(p.stages.begin(), p.stages.end(), [](const Stage& s) {
     return !s.request_rate.empty() || s.rate_search;
   });
-  for (const char* key : {"arrival", "burstiness", "rate_pattern"})
-    if (const FlagSetting* f = p.defaults.find(key); f && !open_loop)
-      throw usage_error(fmt::format(
-          "{}: defaults.{}: shapes open-loop stages (request_rate or rate_search), and this "
-          "plan has none",
-          f->key_where, key));
+  std::vector<const std::vector<FlagSetting>*> all = {&p.defaults.flags};
+  for (const Provider& pr : p.providers) all.push_back(&pr.flags);
+  for (const auto* settings : all)
+    for (const char* key : {"arrival", "burstiness", "rate_pattern"})
+      if (const FlagSetting* f = find_setting(*settings, key); f && !open_loop)
+        throw usage_error(
+            fmt::format("{}: {}: shapes open-loop stages (request_rate or rate_search), and this "
+                        "plan has none",
+                        f->key_where, f->field));
   return p;
 }
 
 }  // namespace
-
-const FlagSetting* RunDefaults::find(std::string_view key) const {
-  for (const FlagSetting& f : flags)
-    if (f.key == key) return &f;
-  return nullptr;
-}
 
 std::string_view to_string(StageKind k) {
   switch (k) {

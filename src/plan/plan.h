@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "plan/flag_settings.h"
 #include "plan/providers.h"
 #include "plan/saturation.h"
 
@@ -29,15 +30,6 @@ namespace sb::plan {
 enum class StageKind { baseline, sweep, ramp, soak };
 std::string_view to_string(StageKind k);
 
-// One `defaults:` entry other than the plan's own keys: `prof`'s flag of that name
-// (`input_dist` is --input-dist), read and converted by prof's parser (cli/plan_defaults.h).
-struct FlagSetting {
-  std::string key;                  // as written: input_dist
-  std::vector<std::string> values;  // a list gives the flag once per item
-  std::string key_where;            // FILE:LINE:COL of the key, of the value
-  std::string value_where;
-};
-
 // Settings every run of the plan starts from; a stage may override the load-related ones.
 struct RunDefaults {
   double cooldown_s = 0;         // pause between runs (not between ramp steps)
@@ -45,7 +37,7 @@ struct RunDefaults {
   // Every other key, in the file's order; a path is made relative to the plan's folder.
   std::vector<FlagSetting> flags;
   // The setting of `key`; nullptr when the plan does not give it.
-  const FlagSetting* find(std::string_view key) const;
+  const FlagSetting* find(std::string_view key) const { return find_setting(flags, key); }
 };
 
 struct Stage {

@@ -97,10 +97,12 @@ void parse_economics(const YamlContext& ctx, const YAML::Node& n, const std::str
 Provider parse_one(const YamlContext& ctx, const YAML::Node& n, size_t index) {
   const std::string f = fmt::format("providers[{}]", index);
   if (!n.IsMap()) yaml_fail(ctx, n, f, "expected a mapping with id, base_url, ...");
-  check_keys(ctx, n, f,
-             {"id", "name", "api_key", "base_url", "model_name", "model_category", "api",
-              "endpoints", "load_balancer", "headers", "api_key_env", "sim", "sim_replicas",
-              "launch", "hardware", "precision", "cost_per_hour", "instance", "idle_power_w"});
+  check_keys(
+      ctx, n, f,
+      {"id",           "name",      "api_key",       "base_url",  "model_name",    "model_category",
+       "api",          "endpoints", "load_balancer", "headers",   "api_key_env",   "sim",
+       "sim_replicas", "launch",    "hardware",      "precision", "cost_per_hour", "instance",
+       "idle_power_w", "flags"});
   Provider p;
   p.where = yaml_where(ctx, n);
   p.id = get_string(ctx, n, "id", f + ".id").value_or("");
@@ -206,6 +208,21 @@ Provider parse_one(const YamlContext& ctx, const YAML::Node& n, size_t index) {
   if (!p.api_key.empty() && !p.api_key_env.empty())
     yaml_fail(ctx, n["api_key_env"], fi + ".api_key_env",
               "api_key and api_key_env exclude each other; give the key once");
+  // The provider's own fields say these once.
+  static const std::vector<RefusedFlag> kOwn = {
+      {"api", "the provider's own `api:`"},
+      {"model", "the provider's own `model_name:`"},
+      {"header", "the provider's own `headers:`"},
+      {"api_key_env", "the provider's own `api_key_env:`"},
+      {"api_key_file", "the provider's `api_key:` or `api_key_env:`"},
+      {"cost_per_hour", "the provider's own `cost_per_hour:`"},
+      {"instance", "the provider's own `instance:`"},
+      {"idle_power_w", "the provider's own `idle_power_w:`"},
+      {"hardware", "the provider's own `hardware:`"},
+      {"precision", "the provider's own `precision:`"},
+  };
+  if (const YAML::Node fl = n["flags"])
+    p.flags = parse_flag_settings(ctx, fl, fi + ".flags", {}, kOwn);
   return p;
 }
 

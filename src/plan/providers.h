@@ -24,6 +24,8 @@
 //       cost_per_hour: 12.29          # USD per hour of the provider's deployment, or
 //       instance: aws:p5.48xlarge/gpu # a price-table entry (metrics/cost.h)
 //       idle_power_w: 70              # per GPU (default: the simulator's, else measured)
+//       flags: {extra_body: '{"top_k": 1}', endpoint: /v1/completions}   # prof's flags,
+//                                     # over the plan's defaults, for this provider's runs
 //     - id: local
 //       base_url: http://127.0.0.1:8080
 //       launch: {command: "text-generation-launcher ...", ready_url: http://127.0.0.1:8080/health,
@@ -42,6 +44,7 @@
 
 #include "config/engine_config.h"
 #include "plan/economics_config.h"
+#include "plan/flag_settings.h"
 #include "plan/yaml_fields.h"
 #include "sim/catalog.h"
 
@@ -70,6 +73,9 @@ struct Provider {
   // hardware, precision, cost_per_hour, instance, idle_power_w (plan/run_economics.h): they
   // override the command's (--cost-per-hour, ...) for this provider's runs.
   EconomicsConfig economics;
+  // `flags:` prof's flags for this provider's runs, over the plan's defaults (docs/plans.md):
+  // its own generation parameters (extra_body), endpoint path, timeouts, ...
+  std::vector<FlagSetting> flags;
   std::string where;  // FILE:LINE of its entry, for messages at run time
 };
 

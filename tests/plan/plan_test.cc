@@ -177,13 +177,13 @@ TEST(Plan, EachBrokenFieldHasItsOwnMessage) {
       {h + "defaults: {input-dist: 'uniform:min=1,max=4'}\nstages:\n  - {kind: baseline}\n",
        "plan.yaml:3:12: defaults.input-dist: write the flag's name with underscores: input_dist"},
       {h + "defaults: {concurrency: 8}\nstages:\n  - {kind: baseline}\n",
-       "defaults.concurrency: not a plan default: a stage's load level"},
+       "defaults.concurrency: not a plan setting: a stage's load level"},
       {h + "defaults: {base_url: 'http://127.0.0.1:1'}\nstages:\n  - {kind: baseline}\n",
-       "defaults.base_url: not a plan default: a provider's"},
+       "defaults.base_url: not a plan setting: a provider's"},
       {h + "defaults: {trace_speedup: 2}\nstages:\n  - {kind: baseline}\n",
-       "defaults.trace_speedup: not a plan default: a trace brings its own schedule"},
+       "defaults.trace_speedup: not a plan setting: a trace brings its own schedule"},
       {h + "defaults: {turns: 3}\nstages:\n  - {kind: baseline}\n",
-       "defaults.turns: not a plan default: sessions are a closed loop of their own"},
+       "defaults.turns: not a plan setting: sessions are a closed loop of their own"},
       {h + "defaults: {help: true}\nstages:\n  - {kind: baseline}\n",
        "defaults.help: unknown field"},
       {h + "defaults: {stream: maybe}\nstages:\n  - {kind: baseline}\n",
@@ -209,7 +209,7 @@ TEST(Plan, EachBrokenFieldHasItsOwnMessage) {
            SERVEBENCH_SOURCE_DIR "/README.md\nstages:\n  - {kind: baseline}\n",
        "plan.yaml:5:15: defaults.extra_body: --extra-body: must be a JSON object"},
       {h + "defaults: {scenario: long}\nstages:\n  - {kind: baseline}\n",
-       "defaults.scenario: not a plan default: the plan's (scenarios: [chat, long, mixed])"},
+       "defaults.scenario: not a plan setting: the plan's (scenarios: [chat, long, mixed])"},
       {h + "defaults: {api: []}\nstages:\n  - {kind: baseline}\n",
        "plan.yaml:3:17: defaults.api: an empty list: give a value, or leave the key out"},
       {h + "defaults:\n  seed: 1\n  seed: 2\nstages:\n  - {kind: baseline}\n",
@@ -217,6 +217,21 @@ TEST(Plan, EachBrokenFieldHasItsOwnMessage) {
       {h + "defaults: {-H: 'X-A: 1'}\nstages:\n  - {kind: baseline}\n",
        "defaults.-H: write the flag's long name with underscores (input_dist for --input-dist, "
        "header for -H)"},
+      // A provider's flags: prof's flags too, less what the provider's own fields say.
+      {"providers:\n  - {id: a, sim: tgi, flags: {api: tgi}}\nstages:\n  - {kind: baseline}\n",
+       "plan.yaml:2:31: providers[0] (a).flags.api: not a plan setting: the provider's own `api:`"},
+      {"providers:\n  - {id: a, sim: tgi, flags: {extra_body: '[1]'}}\nstages:\n  - {kind: "
+       "baseline}\n",
+       "plan.yaml:2:43: providers[0] (a).flags.extra_body: --extra-body: must be a JSON object"},
+      {"providers:\n  - {id: a, sim: tgi, flags: {input_length: 64}}\ndefaults: {input_dist: "
+       "'uniform:min=1,max=9'}\nstages:\n  - {kind: baseline}\n",
+       "providers[0] (a).flags.input_length: defaults.input_dist gives the prompt lengths"},
+      {"providers:\n  - {id: a, sim: tgi, flags: {shared_prefix: 'prefixes=2,suffixes=4'}}\n"
+       "scenarios: [chat]\nstages:\n  - {kind: baseline}\n",
+       "scenarios: scenarios (synthetic prompts) and providers[0] (a).flags.shared_prefix exclude"},
+      {"providers:\n  - {id: a, sim: tgi, flags: {arrival: gamma}}\nstages:\n  - {kind: "
+       "baseline}\n",
+       "providers[0] (a).flags.arrival: shapes open-loop stages"},
       {h + "defaults: {telemetry_interval: 100}\nstages:\n  - {kind: baseline}\n",
        "plan.yaml:3:32: defaults.telemetry_interval: give a unit (1s, 500ms)"},
   };
@@ -320,6 +335,28 @@ stages:
   EXPECT_EQ(generic.bases.at(0).engine.adapter.api, protocol::Api::generic);
   EXPECT_THAT(generic.bases.at(0).engine.adapter.generic_template, HasSubstr("{{max_tokens}}"));
   std::filesystem::remove_all(dir);
+}
+
+// A provider's `flags:` are read after the plan's defaults, for its runs only.
+TEST(Plan, ProviderFlagsOverTheDefaults) {
+  const PlanRuns runs = cli::read_plan(R"(providers:
+  - {id: a, sim: tgi, flags: {extra_body: '{"top_k": 1}', output_length: 64, endpoint: /x}}
+  - {id: b, sim: tgi}
+defaults: {output_length: 32, extra_body: '{"temperature": 0}', seed: 5}
+stages: [{kind: baseline}]
+)",
+                                       "plan.yaml");
+  ASSERT_EQ(runs.bases.size(), 2u);
+  const auto& a = runs.bases[0].engine;
+  const auto& b = runs.bases[1].engine;
+  EXPECT_EQ(a.workload.output_tokens, 64);
+  EXPECT_EQ(b.workload.output_tokens, 32);
+  EXPECT_EQ(a.adapter.extra_body, nlohmann::json::parse(R"({"top_k": 1})"));
+  EXPECT_EQ(b.adapter.extra_body, nlohmann::json::parse(R"({"temperature": 0})"));
+  EXPECT_EQ(a.endpoint, "/x");
+  EXPECT_EQ(b.endpoint, "");
+  EXPECT_EQ(a.load.seed, 5u);  // the defaults' where the provider says nothing
+  EXPECT_EQ(b.load.seed, 5u);
 }
 
 // The workload's shape and the users' behaviour reach every run of a plan as prof's flags of
