@@ -40,6 +40,12 @@ RxResult recv_timestamped(int fd, void* buffer, size_t length) {
   msg.msg_controllen = sizeof control;
   RxResult r;
   r.bytes = ::recvmsg(fd, &msg, MSG_DONTWAIT);
+  // Realtime before steady, back to back: the lag (realtime now - stamp) then ends no later
+  // than the steady reading it is taken from, so an arrival is never earlier than the truth
+  // (read the other way round, with the stamp's parsing between them, an arrival came out
+  // early by that time: 2.3 us under ASan, before the server's write).
+  timespec real_now{};
+  if (r.bytes > 0) ::clock_gettime(CLOCK_REALTIME, &real_now);
   const TimePoint steady_now = Clock::now();
   r.arrived = steady_now;
   if (r.bytes < 0) {
@@ -51,10 +57,8 @@ RxResult recv_timestamped(int fd, void* buffer, size_t length) {
     timespec stamp;
     std::memcpy(&stamp, CMSG_DATA(c), sizeof stamp);
     if (stamp.tv_sec == 0 && stamp.tv_nsec == 0) break;  // no stamp on this segment
-    timespec now;
-    ::clock_gettime(CLOCK_REALTIME, &now);
     r.arrived = steady_arrival(stamp.tv_sec * 1'000'000'000LL + stamp.tv_nsec,
-                               now.tv_sec * 1'000'000'000LL + now.tv_nsec, steady_now);
+                               real_now.tv_sec * 1'000'000'000LL + real_now.tv_nsec, steady_now);
     r.kernel_stamp = true;
     r.lag = steady_now - r.arrived;
   }
