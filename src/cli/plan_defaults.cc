@@ -50,9 +50,9 @@ void set_flag(CLI::App& app, const plan::FlagSetting& s) {
   const CLI::Option* opt = app.get_option_no_throw(name);
   if (!opt || opt == app.get_help_ptr())
     fail(s.key_where, s,
-         "unknown field: a plan's defaults are prof's flags by their names with underscores "
-         "(input_dist for --input-dist; servebench prof --help), `stream: false` for "
-         "--no-stream, and the plan's cooldown and max_error_rate");
+         "unknown field: a plan's settings are prof's flags by their names with underscores "
+         "(input_dist for --input-dist; servebench prof --help) and `stream: false` for "
+         "--no-stream (defaults: also the plan's cooldown and max_error_rate)");
   if (values.size() > 1 && opt->get_items_expected_max() <= 1 && opt->get_expected_max() <= 1)
     fail(s.value_where, s, fmt::format("{} takes one value, not a list", name));
   std::vector<std::string> args;

@@ -1,11 +1,12 @@
 #pragma once
-// A plan's `defaults:` are `prof`'s flags by their names, underscores for dashes
-// (`input_dist: ...` is --input-dist, `header: [...]` is -H once per item, `stream: false` is
-// --no-stream): parsed by prof's own flag parser and converted by prof's own function
-// (prof_options.h to_run_settings), once per provider, so that a plan's run is the run `prof`
-// makes of the same flags. Not defaults (plan::parse_plan refuses them with where they belong):
-// a stage's load, a provider's target, the command's output flags, trace and session schedules.
-// The plan's own keys: cooldown, max_error_rate.
+// A plan's `defaults:` (and a provider's `flags:`, read after them for its runs) are `prof`'s
+// flags by their names, underscores for dashes (`input_dist: ...` is --input-dist,
+// `header: [...]` is -H once per item, `stream: false` is --no-stream): parsed by prof's own
+// flag parser and converted by prof's own function (prof_options.h to_run_settings), once per
+// provider, so that a plan's run is the run `prof` makes of the same flags. Not settings
+// (plan/flag_settings.h refuses them, saying where they belong): a stage's load, a provider's
+// target, the command's output flags, trace and session schedules. The plan's own defaults:
+// cooldown, max_error_rate.
 #include <string>
 
 #include "plan/plan_runner.h"

@@ -173,7 +173,7 @@ TEST(Plan, EachBrokenFieldHasItsOwnMessage) {
        "(the x-priority headers only) (provider l)"},
       // Every other key is prof's flag of that name, or refused saying where it belongs.
       {h + "defaults: {input_dst: 'uniform:min=1,max=4'}\nstages:\n  - {kind: baseline}\n",
-       "plan.yaml:3:12: defaults.input_dst: unknown field: a plan's defaults are prof's flags"},
+       "plan.yaml:3:12: defaults.input_dst: unknown field: a plan's settings are prof's flags"},
       {h + "defaults: {input-dist: 'uniform:min=1,max=4'}\nstages:\n  - {kind: baseline}\n",
        "plan.yaml:3:12: defaults.input-dist: write the flag's name with underscores: input_dist"},
       {h + "defaults: {concurrency: 8}\nstages:\n  - {kind: baseline}\n",
