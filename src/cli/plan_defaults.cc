@@ -65,16 +65,34 @@ void set_flag(CLI::App& app, const plan::FlagSetting& s) {
   }
 }
 
-// Provider `p`'s run from the flags: as prof converts them, with its API (the pooling APIs'
-// --batch-size; the others send one input a request whatever the plan says) and its simulator
-// (the sim flags are the sim providers'; the target itself is set at run time), validated as
-// a run's settings are (the stage's load aside) and as `exec` runs them.
-plan::RunSpec run_of(ProfFlags f, const plan::Provider& p, const plan::RunExecutor& exec) {
-  if (!p.api.empty()) f.api = p.api;
-  if (const auto api = protocol::api_from_string(f.api); api && !protocol::is_pooling(*api))
-    f.batch_size = 1;
-  f.sim = p.sim;
-  if (p.sim.empty()) f.sim_reasoning_length = 0;
+// Provider `p`'s flags after the first `n` of `settings` (plan::provider_settings): the
+// defaults', then the provider's API and simulator (the defaults' --batch-size is the pooling
+// providers', their --sim-reasoning-length the sim providers'), then its own flags.
+ProfFlags flags_after(const std::vector<plan::FlagSetting>& settings, size_t n,
+                      const plan::Provider& p) {
+  ProfFlags f = plan_flag_defaults();
+  CLI::App app;
+  add_prof_flags(app, f);
+  bool own = false;
+  const auto provider_steps_in = [&] {
+    own = true;
+    if (!p.api.empty()) f.api = p.api;
+    if (const auto api = protocol::api_from_string(f.api); api && !protocol::is_pooling(*api))
+      f.batch_size = 1;
+    f.sim = p.sim;  // the target itself is set at run time
+    if (p.sim.empty()) f.sim_reasoning_length = 0;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    if (settings[i].of_provider && !own) provider_steps_in();
+    set_flag(app, settings[i]);
+  }
+  if (!own) provider_steps_in();
+  return f;
+}
+
+// The run of the flags, as prof converts them, validated as a run's settings are (the stage's
+// load aside) and as `exec` runs them.
+plan::RunSpec run_of(const ProfFlags& f, const plan::RunExecutor& exec) {
   plan::RunSpec run = to_run_settings(f);
   engine::EngineConfig check = run.engine;
   check.load.rate_pattern = {};  // the open-loop stages' (plan::run_stage)
@@ -83,44 +101,36 @@ plan::RunSpec run_of(ProfFlags f, const plan::Provider& p, const plan::RunExecut
   return run;
 }
 
-// Provider `p`'s run from the plan's defaults, all at once. When that fails, the settings are
-// applied again one at a time, and the first whose addition fails the same way is named (of a
+// Provider `p`'s run from its settings, all at once. When that fails, the settings are applied
+// again one at a time, and the first whose addition fails the way the whole does is named (of a
 // pair that excludes each other, the later); a setting that fails only without a later one
 // (api: generic before its request_template) is passed over. Failing without any setting is
 // the provider's.
 plan::RunSpec provider_run(const plan::Plan& plan, const plan::Provider& p,
                            const plan::RunExecutor& exec) {
-  const std::string of = plan.providers.size() > 1 ? fmt::format(" (provider {})", p.id) : "";
-  std::vector<plan::FlagSetting> settings = plan.defaults.flags;  // then its own, over them
-  settings.insert(settings.end(), p.flags.begin(), p.flags.end());
-  ProfFlags all = plan_flag_defaults();
-  {
-    CLI::App app;
-    add_prof_flags(app, all);
-    for (const plan::FlagSetting& s : settings) set_flag(app, s);
-  }
+  const std::vector<plan::FlagSetting> settings =
+      plan::provider_settings(plan.defaults.flags, p.flags);
   std::string whole;
   try {
-    return run_of(all, p, exec);
+    return run_of(flags_after(settings, settings.size(), p), exec);
   } catch (const Error& e) {
     whole = e.what();
   }
-  const auto fails_so = [&](const ProfFlags& f) {
+  const auto fails_so = [&](size_t n) {
     try {
-      (void)run_of(f, p, exec);
+      (void)run_of(flags_after(settings, n, p), exec);
     } catch (const Error& e) {
       return e.what() == whole;
     }
     return false;
   };
-  ProfFlags some = plan_flag_defaults();
-  if (fails_so(some)) throw usage_error(fmt::format("{}: provider '{}': {}", p.where, p.id, whole));
-  CLI::App app;
-  add_prof_flags(app, some);
-  for (const plan::FlagSetting& s : settings) {
-    set_flag(app, s);
-    if (fails_so(some)) fail(s.value_where, s, whole + of);
-  }
+  if (fails_so(0)) throw usage_error(fmt::format("{}: provider '{}': {}", p.where, p.id, whole));
+  for (size_t n = 1; n <= settings.size(); ++n)
+    if (fails_so(n)) {
+      const plan::FlagSetting& s = settings[n - 1];
+      const bool several = plan.providers.size() > 1 && !s.of_provider;
+      fail(s.value_where, s, whole + (several ? fmt::format(" (provider {})", p.id) : ""));
+    }
   throw usage_error(fmt::format("{}: {}", plan.file, whole));  // not reached: the last is all
 }
 

@@ -67,6 +67,11 @@ void check_key(const YamlContext& ctx, const YAML::Node& key_node, const std::st
     if (key == r.key) yaml_fail(ctx, key_node, field, fmt::format("not a plan setting: {}", r.why));
 }
 
+// `stream` is the plan's spelling of --no-stream: one flag.
+std::string_view flag_of(std::string_view key) {
+  return key == "stream" ? "no_stream" : key;
+}
+
 }  // namespace
 
 std::vector<FlagSetting> parse_flag_settings(const YamlContext& ctx, const YAML::Node& map,
@@ -121,8 +126,30 @@ std::vector<FlagSetting> parse_flag_settings(const YamlContext& ctx, const YAML:
 
 const FlagSetting* find_setting(const std::vector<FlagSetting>& settings, std::string_view key) {
   for (const FlagSetting& f : settings)
-    if (f.key == key) return &f;
+    if (flag_of(f.key) == flag_of(key)) return &f;
   return nullptr;
+}
+
+std::vector<FlagSetting> provider_settings(const std::vector<FlagSetting>& defaults,
+                                           const std::vector<FlagSetting>& own) {
+  static const std::vector<std::vector<std::string_view>> kSameThing = {
+      {"input_length", "input_dist", "shared_prefix"},
+      {"output_length", "output_dist"},
+      {"dataset", "shared_prefix", "prompt_file"},
+  };
+  const auto replaced = [&](std::string_view key) {
+    if (find_setting(own, key)) return true;
+    for (const auto& group : kSameThing)
+      if (std::find(group.begin(), group.end(), key) != group.end())
+        for (std::string_view other : group)
+          if (find_setting(own, other)) return true;
+    return false;
+  };
+  std::vector<FlagSetting> out;
+  for (const FlagSetting& f : defaults)
+    if (!replaced(f.key)) out.push_back(f);
+  out.insert(out.end(), own.begin(), own.end());
+  return out;
 }
 
 }  // namespace sb::plan

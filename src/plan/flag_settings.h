@@ -19,6 +19,7 @@ struct FlagSetting {
   std::string field;                // for messages: defaults.input_dist
   std::string key_where;            // FILE:LINE:COL of the key, of the value
   std::string value_where;
+  bool of_provider = false;  // a provider's `flags:` (else the plan's `defaults:`)
 };
 
 // A flag that a map of settings may not hold, with where it belongs instead.
@@ -38,7 +39,15 @@ std::vector<FlagSetting> parse_flag_settings(const YamlContext& ctx, const YAML:
                                              const std::vector<std::string_view>& own,
                                              const std::vector<RefusedFlag>& also_refused = {});
 
-// The setting of `key` in `settings`; nullptr when absent.
+// The setting of `key` in `settings` (`stream` and `no_stream` are one flag); nullptr when
+// absent.
 const FlagSetting* find_setting(const std::vector<FlagSetting>& settings, std::string_view key);
+
+// What a provider's runs read, in order: the defaults, less those its own flags replace, then
+// its own. A provider's flag replaces the defaults' of the same flag and of the same thing:
+// the prompt lengths (input_length, input_dist, shared_prefix), the output lengths
+// (output_length, output_dist), the source of prompts (dataset, shared_prefix, prompt_file).
+std::vector<FlagSetting> provider_settings(const std::vector<FlagSetting>& defaults,
+                                           const std::vector<FlagSetting>& own);
 
 }  // namespace sb::plan

@@ -293,14 +293,12 @@ Plan parse_root(const YAML::Node& root, const std::string& file) {
   p.defaults = parse_defaults(ctx, root["defaults"]);
   // A length count next to the spec that replaces it would be dead, and a run has one source of
   // prompts (as prof's --scenario, --dataset, --shared-prefix, --prompt-file): checked with
-  // what each provider's runs read (its flags over the defaults).
-  const FlagSetting* input_spec = nullptr;  // some provider's, for the stages' lengths
-  const FlagSetting* output_spec = nullptr;
+  // what each provider's runs read (provider_settings: where its flags replace the defaults',
+  // the pair is not both there).
+  std::string input_spec, output_spec;  // some provider's fields, for the stages' lengths
   for (const Provider& pr : p.providers) {
-    const auto setting = [&](std::string_view key) {
-      const FlagSetting* f = find_setting(pr.flags, key);
-      return f ? f : p.defaults.find(key);
-    };
+    const std::vector<FlagSetting> settings = provider_settings(p.defaults.flags, pr.flags);
+    const auto setting = [&](std::string_view key) { return find_setting(settings, key); };
     const FlagSetting* in = setting("input_dist");
     if (!in) in = setting("shared_prefix");
     const FlagSetting* out = setting("output_dist");
@@ -308,8 +306,8 @@ Plan parse_root(const YAML::Node& root, const std::string& file) {
       fail_at(*n, fmt::format("{} gives the prompt lengths; drop input_length", in->field));
     if (const FlagSetting* n = out ? setting("output_length") : nullptr)
       fail_at(*n, fmt::format("{} gives the output lengths; drop output_length", out->field));
-    if (!input_spec) input_spec = in;
-    if (!output_spec) output_spec = out;
+    if (in && input_spec.empty()) input_spec = in->field;
+    if (out && output_spec.empty()) output_spec = out->field;
     const FlagSetting* source = nullptr;
     for (const char* key : {"dataset", "shared_prefix", "prompt_file"})
       if (const FlagSetting* f = setting(key)) {
@@ -325,12 +323,12 @@ Plan parse_root(const YAML::Node& root, const std::string& file) {
                             source->field));
   }
   const auto dead_length = [&](const YAML::Node& at, const std::string& where) {
-    if (at["input_length"] && input_spec)
+    if (at["input_length"] && !input_spec.empty())
       yaml_fail(ctx, at["input_length"], where + ".input_length",
-                fmt::format("{} gives the prompt lengths; drop input_length", input_spec->field));
-    if (at["output_length"] && output_spec)
+                fmt::format("{} gives the prompt lengths; drop input_length", input_spec));
+    if (at["output_length"] && !output_spec.empty())
       yaml_fail(ctx, at["output_length"], where + ".output_length",
-                fmt::format("{} gives the output lengths; drop output_length", output_spec->field));
+                fmt::format("{} gives the output lengths; drop output_length", output_spec));
   };
   const YAML::Node stages = root["stages"];
   if (!stages || !stages.IsSequence() || stages.size() == 0)

@@ -214,15 +214,21 @@ Provider parse_one(const YamlContext& ctx, const YAML::Node& n, size_t index) {
       {"model", "the provider's own `model_name:`"},
       {"header", "the provider's own `headers:`"},
       {"api_key_env", "the provider's own `api_key_env:`"},
-      {"api_key_file", "the provider's `api_key:` or `api_key_env:`"},
+      {"max_error_rate", "the plan's own (defaults: max_error_rate, the stability limit)"},
+      {"cooldown", "the plan's own (defaults: cooldown)"},
       {"cost_per_hour", "the provider's own `cost_per_hour:`"},
       {"instance", "the provider's own `instance:`"},
       {"idle_power_w", "the provider's own `idle_power_w:`"},
       {"hardware", "the provider's own `hardware:`"},
       {"precision", "the provider's own `precision:`"},
   };
-  if (const YAML::Node fl = n["flags"])
+  if (const YAML::Node fl = n["flags"]) {
     p.flags = parse_flag_settings(ctx, fl, fi + ".flags", {}, kOwn);
+    for (FlagSetting& f : p.flags) f.of_provider = true;
+    if (find_setting(p.flags, "api_key_file") && (!p.api_key.empty() || !p.api_key_env.empty()))
+      yaml_fail(ctx, fl["api_key_file"], fi + ".flags.api_key_file",
+                "the provider's api_key or api_key_env gives its key already; give it once");
+  }
   return p;
 }
 

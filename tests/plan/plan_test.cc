@@ -223,9 +223,19 @@ TEST(Plan, EachBrokenFieldHasItsOwnMessage) {
       {"providers:\n  - {id: a, sim: tgi, flags: {extra_body: '[1]'}}\nstages:\n  - {kind: "
        "baseline}\n",
        "plan.yaml:2:43: providers[0] (a).flags.extra_body: --extra-body: must be a JSON object"},
-      {"providers:\n  - {id: a, sim: tgi, flags: {input_length: 64}}\ndefaults: {input_dist: "
-       "'uniform:min=1,max=9'}\nstages:\n  - {kind: baseline}\n",
-       "providers[0] (a).flags.input_length: defaults.input_dist gives the prompt lengths"},
+      {"providers:\n  - {id: a, sim: tgi, flags: {input_length: 64, input_dist: "
+       "'uniform:min=1,max=9'}}\nstages:\n  - {kind: baseline}\n",
+       "providers[0] (a).flags.input_length: providers[0] (a).flags.input_dist gives the prompt "
+       "lengths"},
+      {"providers:\n  - {id: a, sim: tgi, flags: {max_error_rate: 0.5}}\nstages:\n  - {kind: "
+       "baseline}\n",
+       "providers[0] (a).flags.max_error_rate: not a plan setting: the plan's own"},
+      {"providers:\n  - {id: a, sim: tgi, flags: {batch_size: 4}}\nstages:\n  - {kind: "
+       "baseline}\n",
+       "providers[0] (a).flags.batch_size: --batch-size sends several inputs in one request"},
+      {"providers:\n  - {id: a, sim: tgi, flags: {stream: false, no_stream: false}}\nstages:\n"
+       "  - {kind: baseline}\n",
+       "providers[0] (a).flags.no_stream: given twice"},
       {"providers:\n  - {id: a, sim: tgi, flags: {shared_prefix: 'prefixes=2,suffixes=4'}}\n"
        "scenarios: [chat]\nstages:\n  - {kind: baseline}\n",
        "scenarios: scenarios (synthetic prompts) and providers[0] (a).flags.shared_prefix exclude"},
@@ -357,6 +367,37 @@ stages: [{kind: baseline}]
   EXPECT_EQ(b.endpoint, "");
   EXPECT_EQ(a.load.seed, 5u);  // the defaults' where the provider says nothing
   EXPECT_EQ(b.load.seed, 5u);
+
+  // A provider's flag replaces the defaults' of the same thing (its prompt lengths, its source
+  // of prompts), for its runs only; the defaults' batch size is the pooling providers'.
+  const PlanRuns shapes = cli::read_plan(R"(providers:
+  - {id: a, sim: tgi, flags: {input_dist: 'uniform:min=5,max=9'}}
+  - {id: b, sim: tgi}
+  - {id: e, sim: tgi, api: embeddings}
+defaults: {input_length: 100, batch_size: 4}
+stages: [{kind: baseline}]
+)",
+                                         "plan.yaml");
+  EXPECT_EQ(shapes.bases.at(0).engine.workload.input_dist, "uniform:min=5,max=9");
+  EXPECT_EQ(shapes.bases.at(1).engine.workload.input_dist, "");
+  EXPECT_EQ(shapes.bases.at(1).engine.workload.input_tokens, 100);
+  EXPECT_EQ(shapes.bases.at(1).engine.workload.batch_inputs, 1);
+  EXPECT_EQ(shapes.bases.at(2).engine.workload.batch_inputs, 4);
+
+  // A value the provider replaces is not the one blamed: predict refuses the provider's own.
+  PredictExecutor predicted;
+  try {
+    cli::read_plan(R"(providers:
+  - {id: a, sim: tgi, flags: {abandon_after: 5s}}
+defaults: {abandon_after: 3s}
+stages: [{kind: baseline}]
+)",
+                   "plan.yaml", predicted);
+    ADD_FAILURE() << "predict accepted abandon_after";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("plan.yaml:2:46: providers[0] (a).flags.abandon_after: "
+                                    "predict: --abandon-after is not modelled"));
+  }
 }
 
 // The workload's shape and the users' behaviour reach every run of a plan as prof's flags of
