@@ -426,9 +426,7 @@ plan::RunSpec to_run_settings(const ProfFlags& f) {
   // The open loop's shape is read whatever the mode (a plan's open-loop stages take it from
   // its defaults); a closed loop does not use it.
   l.arrival = load::parse_arrival(f.arrival);
-  if (!(f.burstiness > 0))
-    throw usage_error(fmt::format("--burstiness {}: must be > 0 (1 = Poisson)", f.burstiness));
-  l.burstiness = f.burstiness;
+  l.burstiness = f.burstiness;  // > 0: engine::validate
   if (!f.rate_pattern.empty()) l.rate_pattern = load::parse_rate_pattern(f.rate_pattern);
   l.max_concurrency = parse_count(f.max_concurrency, "--max-concurrency");
   if (!f.request_rate.empty()) {

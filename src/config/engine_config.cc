@@ -20,10 +20,11 @@ void validate(const EngineConfig& c) {
                                     l.request_rate));
     if (l.max_concurrency < 0)
       throw usage_error("--max-concurrency: must be 0 (no cap) or a positive count");
-    if (!(l.burstiness > 0))
-      throw usage_error(fmt::format("--burstiness {}: must be > 0 (1 = Poisson)", l.burstiness));
     load::validate(l.rate_pattern);
   }
+  // The open loop's shape, checked in a closed loop too (a plan's closed stages carry it).
+  if (!(l.burstiness > 0))
+    throw usage_error(fmt::format("--burstiness {}: must be > 0 (1 = Poisson)", l.burstiness));
   if (l.mode == LoadMode::closed && !l.rate_pattern.steady())
     throw usage_error(fmt::format(
         "--rate-pattern {}: shapes an open loop's rate; give --request-rate R (the base rate) "
