@@ -221,8 +221,7 @@ StageTarget target_of(const PlanRuns& runs, size_t i, const PlanRunOptions& o) {
   t.base = runs.bases.at(i);
   t.base.provider = &p;
   t.base.provider_label = p.name;
-  t.base.sim.preset = p.sim;
-  t.base.sim.choice = p.sim_choice;
+  t.base.sim.choice = p.sim_choice;  // its preset (p.sim) is in the base already (plan_defaults.h)
   t.base.sim.replicas = p.sim_replicas;
   if (o.sim_time_scale) t.base.sim.time_scale = *o.sim_time_scale;
   return t;
