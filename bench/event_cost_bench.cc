@@ -10,8 +10,9 @@
 // its rusage (user + system, every thread), so the figures hold on a loaded machine better
 // than wall times; the ratio (b)/(a) is the target (<= 1.15).
 //
-//   event_cost_bench [rounds=2] [seconds=6] [streams=both|256|1000] [client=both|bare|sb]
-// (the last two pick one level or one client, e.g. to run the client under perf)
+//   event_cost_bench [rounds=2] [seconds=6] [streams=both|256|1000] [client=both|bare|sb] [rate]
+// (the last three pick one level, one client and another rate of events per stream, e.g. to
+// run the client under perf, or a slow rate under valgrind's callgrind to count instructions)
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -131,9 +132,12 @@ uint64_t servebench_client(uint16_t port, int streams, int64_t requests, int64_t
   return events;
 }
 
+// Each stream asks `seconds` one-second answers of `rate` events in turn, or, with a slow rate,
+// answers of 100 events (so that a request's own set-up weighs as at the default rates).
 void level(int streams, int rate, int seconds, int rounds, const std::string& client) {
-  const int64_t tokens = rate;  // one-second answers
-  const int64_t requests = static_cast<int64_t>(streams) * seconds;
+  const int64_t tokens = std::max(rate, 100);
+  const int64_t requests =
+      std::max<int64_t>(1, static_cast<int64_t>(streams) * seconds * rate / tokens);
   fmt::print("== {} streams x {} events/s, {} s per client, {} events expected ==\n", streams, rate,
              seconds, requests * tokens);
   for (int round = 1; round <= rounds; ++round) {
@@ -177,9 +181,10 @@ int main(int argc, char** argv) {
   const int seconds = argc > 2 ? std::atoi(argv[2]) : 6;
   const std::string streams = argc > 3 ? argv[3] : "both";
   const std::string client = argc > 4 ? argv[4] : "both";
+  const int rate = argc > 5 ? std::atoi(argv[5]) : 0;
   try {
-    if (streams != "1000") level(256, 100, seconds, rounds, client);
-    if (streams != "256") level(1000, 50, seconds, rounds, client);
+    if (streams != "1000") level(256, rate > 0 ? rate : 100, seconds, rounds, client);
+    if (streams != "256") level(1000, rate > 0 ? rate : 50, seconds, rounds, client);
   } catch (const std::exception& e) {
     fmt::print(stderr, "event_cost_bench: {}\n", e.what());
     return 1;

@@ -16,6 +16,7 @@ ResponseRecorder::ResponseRecorder(protocol::Adapter& adapter, bool stream, size
 void ResponseRecorder::begin(metrics::RequestRecord& record) {
   record_ = &record;
   parser_.reset();
+  memo_.reset();
   clear_and_trim(body_);  // a large body's memory is not kept for the next (common/buffer_trim.h)
   first_bytes_.clear();
   final_seen_ = false;
@@ -31,18 +32,27 @@ void ResponseRecorder::fail(ErrorClass c, std::string message) {
   record_->error = clip_error(message);
 }
 
+void ResponseRecorder::on_text_event(bool content, int64_t now_ns) {
+  auto& r = *record_;
+  if (r.t_first_ns == metrics::kNoTime) r.t_first_ns = now_ns;
+  if (content && r.t_first_content_ns == metrics::kNoTime) r.t_first_content_ns = now_ns;
+  if (last_text_ns_ != metrics::kNoTime)
+    r.itl_ms.push_back(static_cast<float>(static_cast<double>(now_ns - last_text_ns_) / 1e6));
+  last_text_ns_ = now_ns;
+  r.t_last_ns = now_ns;
+  ++r.events;
+}
+
+void ResponseRecorder::apply_text(std::string_view text, int64_t now_ns) {
+  if (text.empty()) return;
+  on_text_event(true, now_ns);
+  if (keep_text_) record_->output_text.append(text);
+  content_chars_ += text.size();
+}
+
 void ResponseRecorder::apply(const protocol::Decoded& d, int64_t now_ns) {
   auto& r = *record_;
-  if (d.text_event) {
-    if (r.t_first_ns == metrics::kNoTime) r.t_first_ns = now_ns;
-    if (d.content_chars > 0 && r.t_first_content_ns == metrics::kNoTime)
-      r.t_first_content_ns = now_ns;
-    if (last_text_ns_ != metrics::kNoTime)
-      r.itl_ms.push_back(static_cast<float>(static_cast<double>(now_ns - last_text_ns_) / 1e6));
-    last_text_ns_ = now_ns;
-    r.t_last_ns = now_ns;
-    ++r.events;
-  }
+  if (d.text_event) on_text_event(d.content_chars > 0, now_ns);
   if (keep_text_ && d.content_chars > 0) r.output_text.append(d.text);
   content_chars_ += d.content_chars;
   reasoning_chars_ += d.reasoning_chars;
@@ -63,7 +73,13 @@ void ResponseRecorder::apply(const protocol::Decoded& d, int64_t now_ns) {
 }
 
 bool ResponseRecorder::on_event(std::string_view data, int64_t now_ns) {
-  apply(adapter_.decode_event(data), now_ns);
+  if (const auto text = memo_.match(data)) {
+    apply_text(*text, now_ns);  // as apply(protocol::decoded_text(*text), now_ns)
+  } else {
+    const protocol::Decoded d = adapter_.decode_event(data);
+    memo_.learn(data, d);
+    apply(d, now_ns);
+  }
   return !failed();
 }
 

@@ -15,6 +15,7 @@
 
 #include "metrics/request_record.h"
 #include "protocol/adapter.h"
+#include "protocol/event_memo.h"
 #include "sse/parser.h"
 
 namespace sb::engine {
@@ -46,12 +47,17 @@ class ResponseRecorder {
  private:
   bool on_event(std::string_view data, int64_t now_ns);
   void apply(const protocol::Decoded& d, int64_t now_ns);
+  // apply() of an event that carries `text` and nothing else (an EventMemo hit).
+  void apply_text(std::string_view text, int64_t now_ns);
+  // The timestamps and counts of an event with output (`content`) or reasoning text.
+  void on_text_event(bool content, int64_t now_ns);
   void fail(ErrorClass c, std::string message);
 
   protocol::Adapter& adapter_;
   bool stream_;
   bool keep_text_;
   sse::Parser parser_;
+  protocol::EventMemo memo_;  // the response's events decoded without parsing (event_memo.h)
   metrics::RequestRecord* record_ = nullptr;
   std::string body_;         // non-stream body, or the error body prefix
   std::string first_bytes_;  // first bytes of a streamed body, to explain a non-SSE body

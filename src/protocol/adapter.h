@@ -112,6 +112,9 @@ struct Decoded {
   ErrorClass error = ErrorClass::ok;  // in-stream error (TGI error event, OpenAI error object)
   std::string error_message;          // its message (first 512 bytes)
   std::string_view text;  // the output text (valid until the next decode call; may be empty)
+  // Where `text` lies verbatim in the decoded payload (a JSON string without escapes: its bytes
+  // from payload[text_offset]), or -1; protocol::EventMemo learns from it (event_memo.h).
+  int64_t text_offset = -1;
   std::optional<ServerTimes> server_timings;  // reported in this event (llama.cpp's last, usage)
   // embeddings / rerank: the items the response holds (embeddings, scored documents).
   std::optional<int64_t> items;

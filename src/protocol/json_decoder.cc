@@ -14,12 +14,25 @@ simdjson::ondemand::document& JsonDecoder::parse(std::string_view json) {
     buf_ = std::make_unique<char[]>(capacity_);
   }
   std::memcpy(buf_.get(), json.data(), json.size());
+  size_ = json.size();
   std::memset(buf_.get() + json.size(), 0, simdjson::SIMDJSON_PADDING);
   const simdjson::padded_string_view input(buf_.get(), json.size(), capacity_);
   if (const simdjson::error_code err = parser_.iterate(input).get(doc_)) {
     throw simdjson::simdjson_error(err);
   }
   return doc_;
+}
+
+int64_t JsonDecoder::verbatim_offset(std::string_view raw_token, std::string_view text) const {
+  const char* const begin = buf_.get();
+  if (raw_token.size() < text.size() + 2 || raw_token.data() < begin ||
+      raw_token.data() + text.size() + 2 > begin + size_)
+    return -1;
+  const std::string_view raw = raw_token.substr(1, text.size());
+  if (raw_token.front() != '"' || raw_token[text.size() + 1] != '"' || raw != text ||
+      raw.find('\\') != std::string_view::npos)
+    return -1;
+  return raw.data() - begin;
 }
 
 bool is_done_marker(std::string_view data) {

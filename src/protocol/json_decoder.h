@@ -26,11 +26,16 @@ class JsonDecoder {
  public:
   // Parses `json`; throws simdjson::simdjson_error when it is not JSON.
   simdjson::ondemand::document& parse(std::string_view json);
+  // Where the string `text` (a value decoded from `raw_token`, the string's raw_json_token() in
+  // the last parse) lies verbatim in that parse's input: its offset when the raw string holds
+  // exactly `text` (no escapes), else -1.
+  int64_t verbatim_offset(std::string_view raw_token, std::string_view text) const;
 
  private:
   simdjson::ondemand::parser parser_;
   std::unique_ptr<char[]> buf_;
   std::size_t capacity_ = 0;
+  std::size_t size_ = 0;  // bytes of the last parse's input
   simdjson::ondemand::document doc_;
 };
 

@@ -14,33 +14,50 @@ using simdjson::ondemand::value;
 
 // {content, reasoning_content, reasoning} of a chat delta or message. Servers
 // that send both reasoning fields send the same text twice: the longer counts.
-void decode_chat_text(object msg, Decoded& d) {
-  std::string_view content, reasoning;
+// A string value and where it lies verbatim in the payload (Decoded::text_offset); an empty
+// view and -1 for a value that is not a string.
+struct TextValue {
+  std::string_view text;
+  int64_t offset = -1;
+};
+
+TextValue text_value(const JsonDecoder& decoder, value v) {
+  const std::string_view raw = v.raw_json_token();  // peeks: the value is still unread
+  const std::optional<std::string_view> text = opt_string(v);
+  if (!text) return {};
+  return {*text, decoder.verbatim_offset(raw, *text)};
+}
+
+void decode_chat_text(const JsonDecoder& decoder, object msg, Decoded& d) {
+  TextValue content;
+  std::string_view reasoning;
   for (auto field : msg) {
     const simdjson::ondemand::raw_json_string key = field.key();
     if (key == "content") {
-      content = opt_string(field.value()).value_or(std::string_view());
+      content = text_value(decoder, field.value());
     } else if (key == "reasoning_content" || key == "reasoning") {
       const std::string_view r = opt_string(field.value()).value_or(std::string_view());
       if (r.size() > reasoning.size()) reasoning = r;
     }
   }
-  d.text = content;
-  d.content_chars = static_cast<uint32_t>(content.size());
+  d.text = content.text;
+  d.text_offset = content.offset;
+  d.content_chars = static_cast<uint32_t>(content.text.size());
   d.reasoning_chars = static_cast<uint32_t>(reasoning.size());
 }
 
-void decode_choice(object choice, ChoiceText where, Decoded& d) {
+void decode_choice(const JsonDecoder& decoder, object choice, ChoiceText where, Decoded& d) {
   for (auto field : choice) {
     const simdjson::ondemand::raw_json_string key = field.key();
     if (where == ChoiceText::text && key == "text") {
-      const std::string_view text = opt_string(field.value()).value_or(std::string_view());
-      d.text = text;
-      d.content_chars = static_cast<uint32_t>(text.size());
+      const TextValue text = text_value(decoder, field.value());
+      d.text = text.text;
+      d.text_offset = text.offset;
+      d.content_chars = static_cast<uint32_t>(text.text.size());
     } else if ((where == ChoiceText::delta && key == "delta") ||
                (where == ChoiceText::message && key == "message")) {
       value v = field.value();
-      if (v.type() == json_type::object) decode_chat_text(v.get_object(), d);
+      if (v.type() == json_type::object) decode_chat_text(decoder, v.get_object(), d);
     }
   }
 }
@@ -136,7 +153,8 @@ Decoded decode_openai(JsonDecoder& decoder, std::string_view json, ChoiceText wh
       if (key == "choices") {
         if (v.type() != json_type::array) continue;  // null: a usage-only chunk
         for (auto choice : v.get_array()) {
-          if (choice.type() == json_type::object) decode_choice(choice.get_object(), where, d);
+          if (choice.type() == json_type::object)
+            decode_choice(decoder, choice.get_object(), where, d);
           break;  // choices[0] only
         }
       } else if (key == "usage") {
