@@ -24,7 +24,10 @@ def transcripts(pattern):
         for m in re.finditer(r"constexpr std::string_view (k\w+) =\s*(.*?);\n", src, re.S):
             body = re.sub(r'"sv\b', '"', m.group(2))
             literals = re.findall(r'"(?:[^"\\]|\\.)*"', body)
-            text = "".join(ast.literal_eval(lit) for lit in literals)
+            try:
+                text = "".join(ast.literal_eval(lit) for lit in literals)
+            except (SyntaxError, ValueError):
+                continue  # a raw string literal R"(...)": not a transcript this reads
             out[m.group(1)] = text.encode("latin-1") if all(ord(c) < 256 for c in text) else text.encode()
     return out
 
@@ -78,6 +81,11 @@ def main():
         "chat-body": b'{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hi","reasoning_content":"think"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}',
         "openai-error": b'{"error":{"message":"slow down","type":"rate_limit","code":429}}',
         "done": b"[DONE]",
+        # Events that differ only in their text (protocol::EventMemo hits), then ones that do not.
+        "memo-stream": b"\n".join(
+            b'{"id":"x","choices":[{"index":0,"text":%s,"delta":{"content":%s},"finish_reason":null}]}' % (t, t)
+            for t in [b'" a"', b'" b"', b'"\\u00e9"', b'"\xc3\xa9"', b'""', b'"\\""', b'" c"'])
+        + b'\n{"id":"x","choices":[{"index":0,"text":"d","finish_reason":"stop"}]}',
     }
     for target in by_api:
         for name, body in bodies.items():
