@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <cstring>
+
 namespace sb::protocol {
 namespace {
 
@@ -30,19 +32,19 @@ bool is_plain_text_event(const Decoded& d) {
 }
 
 void EventMemo::reset() {
-  before_.clear();
-  after_.clear();
+  bytes_.clear();
+  split_ = 0;
   learned_ = false;
   misses_ = 0;
 }
 
 std::optional<std::string_view> EventMemo::match(std::string_view payload) {
-  if (!learned_ || payload.size() < before_.size() + after_.size()) return std::nullopt;
-  if (payload.compare(0, before_.size(), before_) != 0 ||
-      payload.compare(payload.size() - after_.size(), after_.size(), after_) != 0)
+  if (!learned_ || payload.size() < bytes_.size()) return std::nullopt;
+  const size_t after = bytes_.size() - split_;
+  if (std::memcmp(payload.data(), bytes_.data(), split_) != 0 ||
+      std::memcmp(payload.data() + payload.size() - after, bytes_.data() + split_, after) != 0)
     return std::nullopt;
-  const std::string_view text =
-      payload.substr(before_.size(), payload.size() - before_.size() - after_.size());
+  const std::string_view text = payload.substr(split_, payload.size() - bytes_.size());
   if (!plain_string_bytes(text)) return std::nullopt;
   misses_ = 0;
   return text;
@@ -64,8 +66,9 @@ void EventMemo::learn(std::string_view payload, const Decoded& d) {
   if (at == 0 || at + d.text.size() >= payload.size() || payload[at - 1] != '"' ||
       payload[at + d.text.size()] != '"' || payload.compare(at, d.text.size(), d.text) != 0)
     return;  // not where the decoder said: learn nothing
-  before_.assign(payload.substr(0, at));
-  after_.assign(payload.substr(at + d.text.size()));
+  bytes_.assign(payload.substr(0, at));
+  bytes_.append(payload.substr(at + d.text.size()));
+  split_ = at;
   learned_ = true;
 }
 

@@ -8,6 +8,7 @@
 
 #include "../support/allocation_counter.h"
 #include "protocol/adapter.h"
+#include "protocol/event_memo.h"
 
 namespace sb::protocol {
 namespace {
@@ -59,6 +60,34 @@ TEST(DecodeAllocations, OpenAiCompletionChunksAllocateNothing) {
   const std::vector<std::string> events = {
       R"({"id":"cmpl","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":" San","logprobs":null,"finish_reason":null,"stop_reason":null}]})"};
   EXPECT_EQ(allocations_for(*adapter, events), 0u);
+}
+
+// The recorder's memo (event_memo.h): once its block has grown, learning a new response's
+// first chunk and matching the rest allocate nothing.
+TEST(DecodeAllocations, EventMemoHitsAndRelearningAllocateNothing) {
+  if (!SB_COUNT_ALLOCATIONS) GTEST_SKIP() << "allocation counting is off under sanitizers";
+  AdapterConfig config;
+  config.api = Api::openai;
+  auto adapter = make_adapter(config);
+  const auto chunk = [](std::string_view text) {
+    return R"({"id":"cmpl","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":")" +
+           std::string(text) + R"(","logprobs":null,"finish_reason":null,"stop_reason":null}]})";
+  };
+  const std::vector<std::string> events = {chunk(" San"), chunk(" Francisco"), chunk(" is")};
+  EventMemo memo;
+  const auto response = [&] {
+    uint64_t hits = 0;
+    memo.reset();
+    memo.learn(events[0], adapter->decode_event(events[0]));
+    for (size_t i = 1; i < events.size(); ++i) hits += memo.match(events[i]).has_value();
+    return hits;
+  };
+  response();  // warm up
+  const uint64_t before = testing::allocations();
+  uint64_t hits = 0;
+  for (int round = 0; round < 50; ++round) hits += response();
+  EXPECT_EQ(testing::allocations() - before, 0u);
+  EXPECT_EQ(hits, 100u);
 }
 
 }  // namespace
