@@ -2,7 +2,8 @@
 // sized or close-delimited body) through Beast's http::response_parser with a
 // buffer_body, driven as src/net/connection.cc drives it: raw bytes read into a
 // 16 KiB buffer (compacted; full = header_limit), header first (eager(false)),
-// then the body through a caller buffer (eager(true), need_buffer ignored),
+// then the body through a caller buffer (eager(true), need_buffer ignored; a chunked
+// body's data through the on_chunk_body callback, viewed in the read buffer),
 // put_eof() at the end of the "socket". Input: a header of control bytes that
 // picks the read sizes, the body buffer size and the body limit, then the bytes
 // the server sends. Checked: no crash, progress on every step (no hang), at most
@@ -88,7 +89,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t steps = 0;
   const size_t max_steps = 4 * input_bytes + 64;  // every step consumes or reads a byte
 
+  // connection.cc Impl::ChunkPieces: a chunk's data viewed in the read buffer, one piece a put.
+  struct ChunkPieces {
+    std::string_view piece;
+    size_t operator()(std::uint64_t, std::string_view data, error_code& ec) {
+      if (data.empty()) return 0;
+      piece = data;
+      ec = http::error::need_buffer;
+      return data.size();
+    }
+  } chunk_pieces;
   http::response_parser<http::buffer_body> parser;
+  parser.on_chunk_body(chunk_pieces);
   parser.eager(false);
   parser.body_limit(body_limit);
   // Header (connection.cc read_header()).
@@ -122,7 +134,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (ec == http::error::need_buffer) ec = {};
         if (ec && ec != http::error::need_more) return 0;
       }
-      const size_t got = body.size() - b.size;
+      size_t got = body.size() - b.size;
+      if (!chunk_pieces.piece.empty()) {
+        FUZZ_CHECK(got == 0);  // a chunked body writes nothing to the body buffer
+        got = std::exchange(chunk_pieces.piece, {}).size();
+      }
       if (got > 0 || parser.is_done()) {
         body_bytes += got;
         FUZZ_CHECK(body_bytes <= body_limit);

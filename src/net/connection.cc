@@ -114,6 +114,19 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
   Nanos tcp_connect{-1}, tls_handshake{-1};
   std::unique_ptr<char[]> body_buffer{new char[kBufferMinBytes]};
   size_t body_bytes = kBufferMinBytes;  // body_buffer's size
+  // A chunked body's data is not copied into body_buffer: Beast hands each piece of a chunk to
+  // this callback (parser::on_chunk_body), which keeps a view of it in the read buffer and stops
+  // the put there, as a full body buffer would. The view lives until the read buffer moves (the
+  // next prepare_read), so a piece is handed on before the next read.
+  struct ChunkPieces {
+    std::string_view piece;
+    size_t operator()(std::uint64_t /*remain*/, std::string_view data, error_code& ec) {
+      if (data.empty()) return 0;
+      piece = data;
+      ec = http::error::need_buffer;
+      return data.size();
+    }
+  } chunk_pieces;
   // The body sink's fast path (take_body_now): what read_body must do when it resumes.
   Connection::BodySink sink;
   bool handed_back = false;  // the fast path woke read_body: hand_back_ec is its read's result
@@ -199,6 +212,18 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
     read_begin = 0;
     read_buffer = std::move(bigger);
     read_bytes = bytes;
+  }
+
+  // The piece of body the last put produced (empty: none): a chunk's data in the read buffer,
+  // or what a sized or close-delimited body wrote to body_buffer, which goes back to the parser
+  // whole for the next put.
+  std::string_view take_piece() {
+    if (!chunk_pieces.piece.empty()) return std::exchange(chunk_pieces.piece, {});
+    auto& body = parser->get().body();
+    const std::string_view piece(body_buffer.get(), body_bytes - body.size);
+    body.data = body_buffer.get();  // the piece stays valid until the next put
+    body.size = body_bytes;
+    return piece;
   }
 
   // Before read_body hands body_buffer to the parser (no chunk view of it is held then).
@@ -290,7 +315,6 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
   // parser failed (hand_back_ec).
   static bool on_ready(void* self) { return static_cast<Impl*>(self)->take_body_now(); }
   bool take_body_now() {
-    auto& body = parser->get().body();
     drained = false;
     for (;;) {
       if (read_end > read_begin) {
@@ -302,10 +326,7 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
         if (ec && ec != http::error::need_more) return hand_back(ec);
       }
       if (parser->is_done()) return hand_back({});
-      if (const size_t got = body_bytes - body.size; got > 0) {
-        const std::string_view piece(body_buffer.get(), got);
-        body.data = body_buffer.get();  // the piece stays valid until the next put
-        body.size = body_bytes;
+      if (const std::string_view piece = take_piece(); !piece.empty()) {
         if (!sink.fn(sink.ctx, piece, read_at)) {
           sink_stopped = true;
           return hand_back({});
@@ -410,6 +431,8 @@ awaitable<NetResult> Connection::write(std::string_view bytes, TimePoint deadlin
 awaitable<NetResult> Connection::read_header(TimePoint deadline) {
   auto& m = *impl_;
   m.parser.emplace();
+  m.parser->on_chunk_body(m.chunk_pieces);
+  m.chunk_pieces.piece = {};
   m.parser->eager(false);  // stop after the header; the body goes through read_body
   m.parser->body_limit(m.context.options().max_response_bytes);
   m.set_deadline(deadline);
@@ -500,9 +523,9 @@ awaitable<NetResult> Connection::read_body(TimePoint deadline, std::string_view&
       if (ec == http::error::need_buffer) ec = {};
       if (ec && ec != http::error::need_more) co_return m.fail(ec, "reading the response body");
     }
-    const size_t got = m.body_bytes - body.size;
-    if (got > 0 || m.parser->is_done()) {
-      chunk = std::string_view(m.body_buffer.get(), got);
+    const std::string_view piece = m.take_piece();
+    if (!piece.empty() || m.parser->is_done()) {
+      chunk = piece;
       arrived = m.read_at;
       if (waited) m.clear_deadline();
       co_return NetResult{};
