@@ -127,7 +127,11 @@ class Worker {
   int index_;
   int worker_count_;
   Shared shared_;
-  asio::io_context io_{1};
+  // One thread runs this loop and every socket and timer on it lives and is used on that
+  // thread (other threads only post: run_phase, cancel_in_flight, join), so the reactor's
+  // per-descriptor lock is dropped (UNSAFE_IO: a lock and an unlock per wake-up and socket
+  // operation); the scheduler's queue keeps its lock for those posts.
+  asio::io_context io_{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO};
   asio::executor_work_guard<asio::io_context::executor_type> guard_;
   std::unique_ptr<protocol::Adapter> adapter_;
   std::vector<RequestTemplate> templates_;  // one per endpoint
