@@ -20,7 +20,7 @@ bool plain_string_bytes(std::string_view s) {
   return ascii || simdjson::validate_utf8(s.data(), s.size());
 }
 
-constexpr int kMaxMisses = 4;  // a server whose events all differ: stop copying them
+constexpr int kMaxRelearns = 4;  // a server whose events all differ: stop copying them
 
 }  // namespace
 
@@ -35,7 +35,7 @@ void EventMemo::reset() {
   bytes_.clear();
   split_ = 0;
   learned_ = false;
-  misses_ = 0;
+  relearns_ = 0;
 }
 
 std::optional<std::string_view> EventMemo::match(std::string_view payload) {
@@ -46,7 +46,7 @@ std::optional<std::string_view> EventMemo::match(std::string_view payload) {
     return std::nullopt;
   const std::string_view text = payload.substr(split_, payload.size() - bytes_.size());
   if (!plain_string_bytes(text)) return std::nullopt;
-  misses_ = 0;
+  relearns_ = 0;
   return text;
 }
 
@@ -59,9 +59,7 @@ Decoded decoded_text(std::string_view text) {
 }
 
 void EventMemo::learn(std::string_view payload, const Decoded& d) {
-  if (misses_ >= kMaxMisses) return;
-  ++misses_;
-  if (!is_plain_text_event(d)) return;
+  if (relearns_ >= kMaxRelearns || !is_plain_text_event(d)) return;
   const auto at = static_cast<size_t>(d.text_offset);
   if (at == 0 || at + d.text.size() >= payload.size() || payload[at - 1] != '"' ||
       payload[at + d.text.size()] != '"' || payload.compare(at, d.text.size(), d.text) != 0)
@@ -70,6 +68,7 @@ void EventMemo::learn(std::string_view payload, const Decoded& d) {
   bytes_.append(payload.substr(at + d.text.size()));
   split_ = at;
   learned_ = true;
+  ++relearns_;
 }
 
 }  // namespace sb::protocol

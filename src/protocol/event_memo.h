@@ -29,7 +29,8 @@ class EventMemo {
   // decoded_text(text) does; else nullopt.
   std::optional<std::string_view> match(std::string_view payload);
   // Learns `payload` when `d`, its whole decoding, is a plain text event with its text
-  // verbatim in it; after a few payloads that miss and cannot be learned, stops trying.
+  // verbatim in it. Events that are not (a role chunk, reasoning, usage) cost nothing here;
+  // after a few learned payloads in a row that the next one did not match, stops copying.
   void learn(std::string_view payload, const Decoded& d);
 
  private:
@@ -39,7 +40,7 @@ class EventMemo {
   std::string bytes_;
   size_t split_ = 0;
   bool learned_ = false;
-  int misses_ = 0;  // consecutive payloads decoded whole since the last match
+  int relearns_ = 0;  // payloads learned since the last match
 };
 
 // A text event and nothing else: what EventMemo may learn.

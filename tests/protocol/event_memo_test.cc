@@ -177,6 +177,39 @@ TEST(EventMemo, RandomStreamsDecodeAsWholeDecodingDoes) {
   EXPECT_GT(hits, 300);  // the memo was exercised, not only bypassed
 }
 
+TEST(EventMemo, AReasoningPreambleDoesNotStopTheMemo) {
+  // A reasoning model's stream: many reasoning deltas (not learned: not plain text), then
+  // content deltas, which still hit.
+  std::vector<std::string> stream;
+  for (int i = 0; i < 8; ++i)
+    stream.push_back(
+        "{\"id\":\"chatcmpl-9\",\"object\":\"chat.completion.chunk\",\"created\":1733140000,"
+        "\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"hmm\"},"
+        "\"logprobs\":null,\"finish_reason\":null}]}");
+  for (const char* word : {"\"The\"", "\" answer\"", "\" is\"", "\" 4\""})
+    stream.push_back(vllm_chat(word));
+  EXPECT_EQ(check_stream(Api::openai_chat, stream), 3);
+}
+
+TEST(EventMemo, AServerWhoseChunksAllDifferIsCopiedOnlyAFewTimes) {
+  // Every chunk carries another "created": each is learnable, none matches the one before.
+  auto adapter = make(Api::openai);
+  const auto chunk = [](int created, std::string_view text) {
+    return fmt::format(
+        "{{\"id\":\"x\",\"created\":{},\"choices\":[{{\"index\":0,\"text\":\"{}\"}}]}}", created,
+        text);
+  };
+  EventMemo memo;
+  for (int i = 0; i < 12; ++i) {
+    const std::string p = chunk(i, "a");
+    EXPECT_FALSE(memo.match(p));
+    memo.learn(p, adapter->decode_event(p));
+  }
+  // Learning stopped after four copies: the memo still holds the fourth chunk.
+  EXPECT_FALSE(memo.match(chunk(11, "b")));
+  EXPECT_EQ(memo.match(chunk(3, "b")), std::optional<std::string_view>("b"));
+}
+
 TEST(EventMemo, AnAdapterThatDoesNotPlaceItsTextNeverLearns) {
   // TGI's events differ in their token id and logprob; its adapter sets no text_offset.
   std::vector<std::string> stream;
