@@ -34,12 +34,11 @@ bool is_plain_text_event(const Decoded& d) {
 void EventMemo::reset() {
   bytes_.clear();
   split_ = 0;
-  learned_ = false;
   relearns_ = 0;
 }
 
 std::optional<std::string_view> EventMemo::match(std::string_view payload) {
-  if (!learned_ || payload.size() < bytes_.size()) return std::nullopt;
+  if (split_ == 0 || payload.size() < bytes_.size()) return std::nullopt;  // nothing learned
   const size_t after = bytes_.size() - split_;
   if (std::memcmp(payload.data(), bytes_.data(), split_) != 0 ||
       std::memcmp(payload.data() + payload.size() - after, bytes_.data() + split_, after) != 0)
@@ -67,7 +66,6 @@ void EventMemo::learn(std::string_view payload, const Decoded& d) {
   bytes_.assign(payload.substr(0, at));
   bytes_.append(payload.substr(at + d.text.size()));
   split_ = at;
-  learned_ = true;
   ++relearns_;
 }
 

@@ -37,9 +37,10 @@ class EventMemo {
   // The learned payload without its text: bytes_[0, split_) up to and including the text's
   // opening quote, bytes_[split_, end) from its closing quote on. One block, not two: at
   // 1,000 streams every block an event touches is a cache and TLB miss of its own.
+  // split_ is 0 until something is learned (a text's opening quote is never a payload's first
+  // byte).
   std::string bytes_;
   size_t split_ = 0;
-  bool learned_ = false;
   int relearns_ = 0;  // payloads learned since the last match
 };
 
