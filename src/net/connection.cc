@@ -391,7 +391,7 @@ awaitable<NetResult> Connection::connect(TimePoint deadline) {
   if (!cimpl.tls) {
     enable_rx_timestamps(m.tcp_socket->native_handle());
     // Nothing can arrive before the request is sent: wait for the first edge.
-    m.drained = m.waiter.attach(m.executor, m.tcp_socket->native_handle());
+    m.drained = m.waiter.attach(*m.tcp_socket);
     m.clear_deadline();
     co_return NetResult{};
   }

@@ -1,14 +1,25 @@
 #pragma once
-// Waiting for a plain-TCP socket to become readable at one system call per
-// event: the read itself. Asio 1.74 pays two more per wait: async_wait re-arms
-// the socket in epoll (epoll_ctl), and a read operation first tries a read that
-// fails with EAGAIN. Here each socket is registered once, edge-triggered, in an
-// epoll set of its event loop's own (a ReadinessService); the event loop waits on
-// that set, and one epoll_wait harvests the readiness of every socket at once.
+// Waiting for a plain-TCP socket to become readable at no system call of its own: the
+// socket's edges come from the epoll set that Asio's event loop already waits on.
 //
-// Contract: one ReadinessService per io_context, which only one thread runs (one
-// worker, one event loop). A Waiter is registered while its socket is open and
-// deregistered before the socket closes.
+// Asio 1.74's own wait (socket::async_wait) re-arms the socket in epoll (epoll_ctl) every
+// time it starts, and a read operation first tries a read that fails with EAGAIN. A Waiter
+// instead keeps one operation of its own queued on the socket in Asio's reactor while it is
+// attached (Waiter's EdgeOp, readiness.cc): the reactor calls it on every edge (the socket is
+// registered edge-triggered there since it was opened), it never finishes by itself, and it is
+// never re-armed. An event loop wake-up then costs one epoll_wait for every socket at once, as
+// in a hand-written epoll reader, plus the reads.
+//
+// What that set does not say is a hang-up that came with the last bytes (the reactor's
+// registration has no EPOLLRDHUP, and the operation is not told which events fired): a short
+// read would then look like an empty socket, and no edge would follow. A ReadinessService per
+// event loop watches its sockets for hang-ups only (EPOLLRDHUP, edge-triggered, in an epoll set
+// of its own that Asio waits on while a Waiter waits): a hang-up sets hung_up() and counts as
+// an edge. Plain bytes never wake that set (the kernel filters them by its event mask).
+//
+// Contract: one ReadinessService per io_context, which only one thread runs (one worker, one
+// event loop). A Waiter is attached while its socket is open and detached before the socket
+// closes. The reactor interface used is Asio's detail API, checked for Asio 1.18 (Boost 1.74).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -16,6 +27,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <boost/asio/basic_socket.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 
 #include "common/asio.h"
@@ -73,6 +85,7 @@ class PendingHandler {
 };
 
 class ReadinessService;
+struct EdgeOp;
 
 // The readiness of one socket.
 class Waiter {
@@ -82,23 +95,30 @@ class Waiter {
   Waiter& operator=(const Waiter&) = delete;
   ~Waiter();
 
-  // Registers `fd` (open, non-blocking) in the epoll set of `executor`'s event loop.
-  // False when epoll refuses: the caller then waits in another way.
-  bool attach(const asio::any_io_executor& executor, int fd);
-  // Deregisters; a pending wait completes with operation_aborted. Call before closing the fd.
+  // Starts watching `socket` (open, non-blocking, registered in its executor's reactor, as
+  // every open Asio socket is). False when that fails: the caller then waits in another way.
+  template <typename Protocol, typename Executor>
+  bool attach(asio::basic_socket<Protocol, Executor>& socket) {
+    return attach_registered(socket.get_executor(), socket.native_handle(),
+                             ReactorDataAccess<Protocol, Executor>::of(socket));
+  }
+  // Stops watching; a pending wait completes with operation_aborted. Call before closing the
+  // socket. Cancels every operation queued on the socket in the reactor (it is about to close).
   void detach();
-  bool attached() const { return service_ != nullptr; }
+  bool attached() const { return fd_ >= 0; }
 
   // Whether the socket signalled new bytes since the last take_ready().
   bool take_ready() { return std::exchange(ready_, false); }
-  // Whether the peer closed or reset: then a read never blocks, and a short read
-  // does not mean that nothing is left (the end of the stream still is).
+  // Whether the peer closed or reset: then a read never blocks, and a short read does not
+  // mean that nothing is left (the end of the stream still is). Known from the hang-up watch,
+  // which may report it after the edge of the bytes that came with it; that report is an edge.
   bool hung_up() const { return hung_up_; }
 
-  // While set (hook non-null): on readiness with a wait pending, hook(ctx) runs first, from
-  // the event loop's harvest. True: it took the new bytes itself and the wait goes on (the
-  // waiting coroutine is not resumed); false: the wait completes as usual. A hook must not
-  // attach, detach or destroy any Waiter, nor run handlers.
+  // While set (hook non-null): on an edge with a wait pending, hook(ctx) runs first, from
+  // inside the event loop's reactor. True: it took the new bytes itself and the wait goes on
+  // (the waiting coroutine is not resumed); false: the wait completes as usual. A hook must
+  // not attach, detach or destroy any Waiter, start or cancel an operation on its socket, nor
+  // run handlers.
   void set_ready_hook(bool (*hook)(void*), void* ctx) {
     hook_ = hook;
     hook_ctx_ = ctx;
@@ -119,10 +139,29 @@ class Waiter {
 
  private:
   friend class ReadinessService;
-  void start_wait();
-  void on_ready(uint32_t epoll_events);
+  friend struct EdgeOp;
 
-  ReadinessService* service_ = nullptr;
+  // The socket's per-descriptor data in the reactor (a protected member of basic_socket,
+  // reached through a pointer to member formed in a derived class, which the language allows).
+  template <typename Protocol, typename Executor>
+  struct ReactorDataAccess : asio::basic_socket<Protocol, Executor> {
+    static void* of(asio::basic_socket<Protocol, Executor>& socket) {
+      auto& impl = socket.*(&ReactorDataAccess::impl_);
+      return impl.get_implementation().reactor_data_;
+    }
+  };
+
+  bool attach_registered(const asio::any_io_executor& executor, int fd, void* reactor_data);
+  void start_wait();
+  void on_edge();                            // bytes, or a hang-up
+  void on_hang_up();                         // from the service's watch
+  void on_op_dropped(const error_code& ec);  // the reactor ended EdgeOp (socket closed, shutdown)
+  void complete(const error_code& ec);
+
+  ReadinessService* service_ = nullptr;  // the hang-up watch
+  EdgeOp* op_ = nullptr;                 // queued on the socket while attached
+  void* reactor_ = nullptr;              // asio::detail::reactor
+  void* reactor_data_ = nullptr;         // the socket's per-descriptor data
   asio::any_io_executor executor_;
   int fd_ = -1;
   bool ready_ = false;
@@ -132,6 +171,9 @@ class Waiter {
   PendingHandler handler_;
 };
 
+// An event loop's hang-up watch (see the top of this file), and what keeps the loop running
+// while a Waiter waits: its wait on the watch set is outstanding exactly while some Waiter's
+// wait is pending (a Waiter's EdgeOp is not work of the loop's).
 class ReadinessService : public asio::execution_context::service {
  public:
   using key_type = ReadinessService;
@@ -140,6 +182,7 @@ class ReadinessService : public asio::execution_context::service {
   explicit ReadinessService(asio::execution_context& context);
   ~ReadinessService() override;
 
+  // Watches fd (open) for a hang-up, reported to `waiter`. False when epoll refuses.
   bool add(int fd, Waiter* waiter);
   void remove(int fd);
   void wait_started(const asio::any_io_executor& executor);
