@@ -24,33 +24,72 @@ using Scheduler = asio::detail::scheduler;
 
 // The Waiter's operation in the reactor: queued on its socket as a read operation, performed
 // on every edge of the socket (descriptor_state::perform_io), never done by itself (perform
-// returns not_done, so it stays queued and the reactor never re-arms anything for it). It
-// ends only when cancelled (detach), when the socket closes or the reactor shuts down; then it
-// is deleted, and tells its Waiter if it still has one.
+// returns not_done, so it stays queued and the reactor never re-arms anything for it). It ends
+// only when cancelled (detach), when the socket closes or when the reactor shuts down; then it
+// is deleted. Its block holds all the Waiter's state an edge needs.
 struct EdgeOp : asio::detail::reactor_op {
-  explicit EdgeOp(Waiter* w)
-      : reactor_op(error_code{}, &EdgeOp::perform_edge, &EdgeOp::end), waiter(w) {}
+  EdgeOp(Waiter* w, ReadinessService* s, const asio::any_io_executor& ex, int descriptor,
+         Reactor::per_descriptor_data data)
+      : reactor_op(error_code{}, &EdgeOp::perform_edge, &EdgeOp::end),
+        waiter(w),
+        service(s),
+        executor(ex),
+        fd(descriptor),
+        reactor_data(data) {}
 
-  Waiter* waiter;  // null once the Waiter let go of it (detach)
+  Waiter::State state;
+  Waiter* waiter;  // null once orphaned (detach): it then only waits to be deleted
+  ReadinessService* service;
+  asio::any_io_executor executor;
+  int fd;
+  Reactor::per_descriptor_data reactor_data;  // the socket's, in the reactor
 
   static status perform_edge(reactor_op* base) {
     auto* op = static_cast<EdgeOp*>(base);
-    if (op->waiter) op->waiter->on_edge();
+    if (op->waiter) op->on_edge();
     return not_done;
   }
-  // owner: the scheduler, or null when it destroys the operation without completing it (it is
-  // shutting down). The scheduler counts a completion as work done; this operation was never
-  // counted as work (Waiter::attach_registered), so the count is made good first.
-  static void end(void* owner, asio::detail::operation* base, const error_code& ec, size_t) {
-    auto* op = static_cast<EdgeOp*>(base);
-    Waiter* w = op->waiter;
-    delete op;
-    if (!owner) {
-      if (w) w->op_ = nullptr;
+
+  void on_edge() {
+    if (state.handler.empty()) {
+      state.ready = true;
       return;
     }
-    static_cast<Scheduler*>(owner)->compensating_work_started();
-    if (w) w->on_op_dropped(ec ? ec : asio::error::operation_aborted);
+    if (state.hook && state.hook(state.hook_ctx)) return;
+    complete({});
+  }
+  void on_hang_up() {
+    state.hung_up = true;
+    on_edge();
+  }
+  void complete(const error_code& ec) {
+    service->wait_ended();
+    state.handler.post(executor, ec);
+  }
+
+  // Lets go of the Waiter (detach, or the end below): the fd leaves the hang-up watch and a
+  // pending wait completes with `ec`.
+  void orphan(const error_code& ec) {
+    service->remove(fd);
+    if (!state.handler.empty()) complete(ec);
+    state.hook = nullptr;
+    waiter->op_ = nullptr;
+    waiter->state_ = nullptr;
+    waiter = nullptr;
+  }
+
+  // owner: the scheduler, or null when it destroys the operation without completing it (it is
+  // shutting down). The scheduler counts a completion as work done; this operation was never
+  // counted as work (Waiter::attach_registered), so the count is made good first. Still
+  // attached here: the socket closed without detach(), or the reactor refused the operation.
+  static void end(void* owner, asio::detail::operation* base, const error_code& ec, size_t) {
+    auto* op = static_cast<EdgeOp*>(base);
+    if (owner) static_cast<Scheduler*>(owner)->compensating_work_started();
+    if (op->waiter) {
+      if (!owner) op->state.handler.reset();  // shutting down: destroyed, not run
+      op->orphan(ec ? ec : asio::error::operation_aborted);
+    }
+    delete op;
   }
 };
 
@@ -70,11 +109,11 @@ void ReadinessService::shutdown() {
   descriptor_.reset();  // closes epoll_fd_ when it owns it
 }
 
-bool ReadinessService::add(int fd, Waiter* waiter) {
+bool ReadinessService::add(int fd, EdgeOp* op) {
   if (epoll_fd_ < 0 || shut_down_) return false;
   epoll_event ev{};
   ev.events = EPOLLRDHUP | EPOLLET;  // hang-ups only (EPOLLHUP and EPOLLERR always count)
-  ev.data.ptr = waiter;
+  ev.data.ptr = op;
   return ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) == 0;
 }
 
@@ -117,13 +156,13 @@ void ReadinessService::on_armed_wake(const asio::any_io_executor& executor) {
 }
 
 void ReadinessService::harvest() {
-  // Drain the set's ready list. No handler runs in here (Waiter::on_hang_up posts, and a
+  // Drain the set's ready list. No handler runs in here (EdgeOp::on_hang_up posts, and a
   // ready hook touches only its own connection), so every Waiter pointer harvested stays valid
   // through the loop.
   epoll_event events[256];
   for (;;) {
     const int n = ::epoll_wait(epoll_fd_, events, 256, 0);
-    for (int i = 0; i < n; ++i) static_cast<Waiter*>(events[i].data.ptr)->on_hang_up();
+    for (int i = 0; i < n; ++i) static_cast<EdgeOp*>(events[i].data.ptr)->on_hang_up();
     if (n < 256) return;
   }
 }
@@ -138,19 +177,14 @@ bool Waiter::attach_registered(const asio::any_io_executor& executor, int fd, vo
   if (fd < 0 || reactor_data == nullptr) return false;
   auto& context = asio::query(executor, asio::execution::context);
   auto& service = asio::use_service<ReadinessService>(context);
-  if (!service.add(fd, this)) return false;
-  auto& reactor = asio::use_service<Reactor>(context);
-  auto data = static_cast<Reactor::per_descriptor_data>(reactor_data);
-  service_ = &service;
-  reactor_ = &reactor;
-  reactor_data_ = reactor_data;
-  executor_ = executor;
-  fd_ = fd;
-  ready_ = false;
-  hung_up_ = false;
+  auto op = std::make_unique<EdgeOp>(this, &service, executor, fd,
+                                     static_cast<Reactor::per_descriptor_data>(reactor_data));
+  if (!service.add(fd, op.get())) return false;
+  op_ = op.release();
+  state_ = &op_->state;
   // Not speculative: nothing is performed now (one epoll_ctl re-arms the socket, once).
-  op_ = new EdgeOp(this);
-  reactor.start_op(Reactor::read_op, fd, data, op_, false, false);
+  asio::use_service<Reactor>(context).start_op(Reactor::read_op, fd, op_->reactor_data, op_, false,
+                                               false);
   // The operation is not work of the event loop's (it never ends by itself; a pending wait is
   // what keeps the loop running, through the service): the count start_op added is taken back.
   // Inside one of the loop's handlers the count stays above zero while doing so (the handler
@@ -164,51 +198,16 @@ bool Waiter::attach_registered(const asio::any_io_executor& executor, int fd, vo
 }
 
 void Waiter::detach() {
-  if (fd_ < 0) return;
-  if (op_) {
-    op_->waiter = nullptr;  // it ends on its own now (posted, aborted), deleting itself
-    op_ = nullptr;
-    auto data = static_cast<Reactor::per_descriptor_data>(reactor_data_);
-    static_cast<Reactor*>(reactor_)->cancel_ops(fd_, data);
-  }
-  service_->remove(fd_);
-  if (!handler_.empty()) complete(asio::error::operation_aborted);
-  service_ = nullptr;
-  reactor_ = nullptr;
-  reactor_data_ = nullptr;
-  fd_ = -1;
-  ready_ = false;
-  hung_up_ = false;
-  hook_ = nullptr;
-  hook_ctx_ = nullptr;
+  if (!op_) return;
+  EdgeOp* op = op_;
+  op->orphan(asio::error::operation_aborted);
+  // The operation leaves the socket's queue, posted as aborted: it deletes itself then.
+  auto& context = asio::query(op->executor, asio::execution::context);
+  asio::use_service<Reactor>(context).cancel_ops(op->fd, op->reactor_data);
 }
 
 void Waiter::start_wait() {
-  service_->wait_started(executor_);
-}
-
-void Waiter::complete(const error_code& ec) {
-  service_->wait_ended();
-  handler_.post(executor_, ec);
-}
-
-void Waiter::on_edge() {
-  if (handler_.empty()) {
-    ready_ = true;
-    return;
-  }
-  if (hook_ && hook_(hook_ctx_)) return;
-  complete({});
-}
-
-void Waiter::on_hang_up() {
-  hung_up_ = true;
-  on_edge();
-}
-
-void Waiter::on_op_dropped(const error_code& ec) {
-  op_ = nullptr;
-  if (!handler_.empty()) complete(ec);
+  op_->service->wait_started(op_->executor);
 }
 
 }  // namespace sb::net

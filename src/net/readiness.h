@@ -105,23 +105,24 @@ class Waiter {
   // Stops watching; a pending wait completes with operation_aborted. Call before closing the
   // socket. Cancels every operation queued on the socket in the reactor (it is about to close).
   void detach();
-  bool attached() const { return fd_ >= 0; }
+  bool attached() const { return state_ != nullptr; }
 
   // Whether the socket signalled new bytes since the last take_ready().
-  bool take_ready() { return std::exchange(ready_, false); }
+  bool take_ready() { return state_ && std::exchange(state_->ready, false); }
   // Whether the peer closed or reset: then a read never blocks, and a short read does not
   // mean that nothing is left (the end of the stream still is). Known from the hang-up watch,
   // which may report it after the edge of the bytes that came with it; that report is an edge.
-  bool hung_up() const { return hung_up_; }
+  bool hung_up() const { return state_ && state_->hung_up; }
 
   // While set (hook non-null): on an edge with a wait pending, hook(ctx) runs first, from
   // inside the event loop's reactor. True: it took the new bytes itself and the wait goes on
   // (the waiting coroutine is not resumed); false: the wait completes as usual. A hook must
   // not attach, detach or destroy any Waiter, start or cancel an operation on its socket, nor
-  // run handlers.
+  // run handlers. Precondition for a non-null hook: attached(); detach() clears it.
   void set_ready_hook(bool (*hook)(void*), void* ctx) {
-    hook_ = hook;
-    hook_ctx_ = ctx;
+    if (!state_) return;
+    state_->hook = hook;
+    state_->hook_ctx = ctx;
   }
 
   // Completes when the socket signals new bytes (edge-triggered: bytes that were
@@ -131,16 +132,23 @@ class Waiter {
   auto async_wait(Token&& token) {
     return asio::async_initiate<Token, void(error_code)>(
         [this](auto handler) {
-          handler_.emplace(std::move(handler));
+          state_->handler.emplace(std::move(handler));
           start_wait();
         },
         token);
   }
 
- private:
-  friend class ReadinessService;
-  friend struct EdgeOp;
+  // What an edge touches, kept in the block of the Waiter's operation in the reactor (one
+  // cache line's reach from it, at thousands of sockets).
+  struct State {
+    PendingHandler handler;
+    bool (*hook)(void*) = nullptr;
+    void* hook_ctx = nullptr;
+    bool ready = false;
+    bool hung_up = false;
+  };
 
+ private:
   // The socket's per-descriptor data in the reactor (a protected member of basic_socket,
   // reached through a pointer to member formed in a derived class, which the language allows).
   template <typename Protocol, typename Executor>
@@ -151,24 +159,12 @@ class Waiter {
     }
   };
 
+  friend struct EdgeOp;
   bool attach_registered(const asio::any_io_executor& executor, int fd, void* reactor_data);
   void start_wait();
-  void on_edge();                            // bytes, or a hang-up
-  void on_hang_up();                         // from the service's watch
-  void on_op_dropped(const error_code& ec);  // the reactor ended EdgeOp (socket closed, shutdown)
-  void complete(const error_code& ec);
 
-  ReadinessService* service_ = nullptr;  // the hang-up watch
-  EdgeOp* op_ = nullptr;                 // queued on the socket while attached
-  void* reactor_ = nullptr;              // asio::detail::reactor
-  void* reactor_data_ = nullptr;         // the socket's per-descriptor data
-  asio::any_io_executor executor_;
-  int fd_ = -1;
-  bool ready_ = false;
-  bool hung_up_ = false;
-  bool (*hook_)(void*) = nullptr;
-  void* hook_ctx_ = nullptr;
-  PendingHandler handler_;
+  EdgeOp* op_ = nullptr;    // queued on the socket while attached; owns *state_
+  State* state_ = nullptr;  // inside *op_
 };
 
 // An event loop's hang-up watch (see the top of this file), and what keeps the loop running
@@ -182,8 +178,8 @@ class ReadinessService : public asio::execution_context::service {
   explicit ReadinessService(asio::execution_context& context);
   ~ReadinessService() override;
 
-  // Watches fd (open) for a hang-up, reported to `waiter`. False when epoll refuses.
-  bool add(int fd, Waiter* waiter);
+  // Watches fd (open) for a hang-up, reported to `op`. False when epoll refuses.
+  bool add(int fd, EdgeOp* op);
   void remove(int fd);
   void wait_started(const asio::any_io_executor& executor);
   void wait_ended();
