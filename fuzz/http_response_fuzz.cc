@@ -7,12 +7,15 @@
 // put_eof() at the end of the "socket". Input: a header of control bytes that
 // picks the read sizes, the body buffer size and the body limit, then the bytes
 // the server sends. Checked: no crash, progress on every step (no hang), at most
-// body_limit body bytes handed out.
+// body_limit body bytes handed out; and the body is parsed twice, its chunks handed
+// out one piece a put (read_body) and all within one put (the fast path's sink,
+// take_body_now), with the same bytes and the same outcome both ways.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -69,13 +72,19 @@ struct Reader {
   }
 };
 
-}  // namespace
+// What one parse of the response gave: the body bytes handed out, and how it ended.
+struct Outcome {
+  std::string body;
+  bool header_ok = false, done = false;
+  bool operator==(const Outcome&) const = default;
+};
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size < 3) return 0;
+// Parses the response that `data` describes (see below). to_sink: a chunk's pieces go out
+// from within the put, which goes on (connection.cc take_body_now); else one piece a put.
+Outcome parse(const uint8_t* data, size_t size, bool to_sink) {
+  Outcome out;
   // Control bytes: [n_reads][read size]*n_reads [body buffer] [body limit], then the response.
   const size_t n_reads = 1 + data[0] % 4;
-  if (size < 1 + n_reads + 2) return 0;
   Reader r;
   for (size_t i = 0; i < n_reads; ++i)
     r.socket.read_sizes.push_back(data[1 + i] == 0 ? kReadBufferBytes : data[1 + i]);
@@ -89,11 +98,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t steps = 0;
   const size_t max_steps = 4 * input_bytes + 64;  // every step consumes or reads a byte
 
-  // connection.cc Impl::ChunkPieces: a chunk's data viewed in the read buffer, one piece a put.
+  // connection.cc Impl::ChunkPieces: a chunk's data viewed in the read buffer, one piece a
+  // put, or (sink set) appended to the sink's string and the put goes on.
   struct ChunkPieces {
     std::string_view piece;
+    std::string* sink = nullptr;
     size_t operator()(std::uint64_t, std::string_view data, error_code& ec) {
       if (data.empty()) return 0;
+      if (sink) {
+        sink->append(data);
+        return data.size();
+      }
       piece = data;
       ec = http::error::need_buffer;
       return data.size();
@@ -110,17 +125,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (r.end > r.begin) {
       r.begin += parser.put(boost::asio::buffer(r.buffer.get() + r.begin, r.end - r.begin), ec);
       // The error first: a Content-Length over body_limit fails with the header done.
-      if (ec && ec != http::error::need_more) return 0;  // a bad response: the connection fails
+      if (ec && ec != http::error::need_more) return out;  // a bad response: the connection fails
       if (parser.is_header_done()) break;
     }
-    if (!r.read_some(ec)) return 0;  // eof or header too large before the header ended
+    if (!r.read_some(ec)) return out;  // eof or header too large before the header ended
   }
+  out.header_ok = true;
   (void)parser.get().result_int();
   (void)parser.get().find(http::field::content_type);
 
   // Body (connection.cc read_body(), called until is_done()).
   std::vector<char> body(body_buffer_bytes);
-  uint64_t body_bytes = 0;
   while (!parser.is_done()) {
     auto& b = parser.get().body();
     b.data = body.data();
@@ -129,32 +144,45 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (;;) {
       FUZZ_CHECK(++steps < max_steps);
       error_code ec;
+      const size_t sunk_before = out.body.size();
       if (r.end > r.begin) {
+        chunk_pieces.sink = to_sink ? &out.body : nullptr;
         r.begin += parser.put(boost::asio::buffer(r.buffer.get() + r.begin, r.end - r.begin), ec);
+        chunk_pieces.sink = nullptr;
         if (ec == http::error::need_buffer) ec = {};
-        if (ec && ec != http::error::need_more) return 0;
+        if (ec && ec != http::error::need_more) return out;
       }
       size_t got = body.size() - b.size;
+      out.body.append(body.data(), got);
       if (!chunk_pieces.piece.empty()) {
         FUZZ_CHECK(got == 0);  // a chunked body writes nothing to the body buffer
-        got = std::exchange(chunk_pieces.piece, {}).size();
+        got = chunk_pieces.piece.size();
+        out.body.append(std::exchange(chunk_pieces.piece, {}));
       }
-      if (got > 0 || parser.is_done()) {
-        body_bytes += got;
-        FUZZ_CHECK(body_bytes <= body_limit);
-        FUZZ_CHECK(body_bytes <= input_bytes);
-        break;
-      }
+      FUZZ_CHECK(out.body.size() <= body_limit);
+      FUZZ_CHECK(out.body.size() <= input_bytes);
+      if (out.body.size() > sunk_before || parser.is_done()) break;
       if (!r.read_some(ec)) {
         if (ec == boost::asio::error::eof) {
           error_code eof_ec;
           parser.put_eof(eof_ec);
           if (!eof_ec && parser.is_done()) break;
         }
-        return 0;  // cut short, or the buffer filled without progress
+        return out;  // cut short, or the buffer filled without progress
       }
     }
   }
   (void)parser.keep_alive();
+  out.done = true;
+  return out;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 3) return 0;
+  const size_t n_reads = 1 + data[0] % 4;
+  if (size < 1 + n_reads + 2) return 0;
+  FUZZ_CHECK(parse(data, size, false) == parse(data, size, true));
   return 0;
 }

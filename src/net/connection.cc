@@ -117,11 +117,22 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
   // A chunked body's data is not copied into body_buffer: Beast hands each piece of a chunk to
   // this callback (parser::on_chunk_body), which keeps a view of it in the read buffer and stops
   // the put there, as a full body buffer would. The view lives until the read buffer moves (the
-  // next prepare_read), so a piece is handed on before the next read.
+  // next prepare_read), so a piece is handed on before the next read. In the fast path
+  // (take_body_now, `to_sink` set) the callback hands each piece to the body sink itself and
+  // the put goes on through every chunk read: one put an event, not one a piece plus one for
+  // what follows it. A sink that says stop stops the put there.
   struct ChunkPieces {
     std::string_view piece;
+    Impl* to_sink = nullptr;
     size_t operator()(std::uint64_t /*remain*/, std::string_view data, error_code& ec) {
       if (data.empty()) return 0;
+      if (to_sink) {
+        if (!to_sink->sink.fn(to_sink->sink.ctx, data, to_sink->read_at)) {
+          to_sink->sink_stopped = true;
+          ec = http::error::need_buffer;
+        }
+        return data.size();
+      }
       piece = data;
       ec = http::error::need_buffer;
       return data.size();
@@ -319,9 +330,12 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
     for (;;) {
       if (read_end > read_begin) {
         error_code ec;
+        chunk_pieces.to_sink = this;
         const size_t used =
             parser->put(asio::buffer(read_buffer.get() + read_begin, read_end - read_begin), ec);
+        chunk_pieces.to_sink = nullptr;
         read_begin += used;
+        if (sink_stopped) return hand_back({});
         if (ec == http::error::need_buffer) ec = {};
         if (ec && ec != http::error::need_more) return hand_back(ec);
       }
