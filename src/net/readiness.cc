@@ -82,13 +82,15 @@ struct EdgeOp : asio::detail::reactor_op {
   // shutting down). The scheduler counts a completion as work done; this operation was never
   // counted as work (Waiter::attach_registered), so the count is made good first. Still
   // attached here: the socket closed without detach(), or the reactor refused the operation.
-  static void end(void* owner, asio::detail::operation* base, const error_code& ec, size_t) {
+  // The reason is the operation's own (ec_: aborted, or why the reactor refused it); the
+  // scheduler's argument is not.
+  static void end(void* owner, asio::detail::operation* base, const error_code&, size_t) {
     auto* op = static_cast<EdgeOp*>(base);
     if (owner) static_cast<Scheduler*>(owner)->compensating_work_started();
-    if (op->waiter) {
-      if (!owner) op->state.handler.reset();  // shutting down: destroyed, not run
-      op->orphan(ec ? ec : asio::error::operation_aborted);
-    }
+    // Shutting down: a pending handler is destroyed, not run; destroying it may destroy the
+    // Waiter too (whatever owned it), which orphans this operation.
+    if (!owner && op->waiter) op->state.handler.reset();
+    if (op->waiter) op->orphan(op->ec_ ? op->ec_ : asio::error::operation_aborted);
     delete op;
   }
 };

@@ -19,7 +19,11 @@
 //
 // Contract: one ReadinessService per io_context, which only one thread runs (one worker, one
 // event loop). A Waiter is attached while its socket is open and detached before the socket
-// closes. The reactor interface used is Asio's detail API, checked for Asio 1.18 (Boost 1.74).
+// closes (after the close, its number and the reactor's state may belong to another socket).
+// While a Waiter is attached, nothing else waits to read on its socket: the reactor performs a
+// socket's read operations in order and stops at the first not done, which the Waiter's always
+// is (an async_read_some or async_wait(wait_read) queued behind it would never complete). The
+// reactor interface used is Asio's detail API, checked for Asio 1.18 (Boost 1.74).
 #include <cstddef>
 #include <cstdint>
 #include <memory>

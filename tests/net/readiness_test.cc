@@ -191,6 +191,28 @@ TEST_F(WaiterOnAPair, AHookKeepsTheWaitUntilItDeclines) {
   EXPECT_EQ(ctx.taken, 5u);
 }
 
+// Destroying the loop with a wait pending destroys its handler unrun; a Waiter that the
+// handler owned goes with it, in the middle of the reactor's shutdown.
+TEST(Waiter, DestroyingTheLoopDestroysAWaiterOwnedByItsPendingHandler) {
+  auto io = std::make_unique<asio::io_context>();
+  struct Owned {
+    SocketPair sp;
+    Waiter w;
+    explicit Owned(asio::io_context& ctx) : sp(ctx) {}
+  };
+  auto owned = std::make_shared<Owned>(*io);
+  ASSERT_TRUE(owned->w.attach(owned->sp.socket));
+  const std::weak_ptr<Owned> weak = owned;
+  bool ran = false;
+  owned->w.async_wait([keep = owned, &ran](error_code) { ran = true; });
+  owned.reset();
+  io->poll();
+  ASSERT_FALSE(weak.expired()) << "the pending handler keeps it";
+  io.reset();
+  EXPECT_TRUE(weak.expired());
+  EXPECT_FALSE(ran);
+}
+
 TEST(Waiter, ManySocketsEachWakeTheirOwnWaiter) {
   asio::io_context io;
   constexpr int kSockets = 300;  // more than one epoll_wait batch (Asio takes 128)
