@@ -159,8 +159,8 @@ void ReadinessService::on_armed_wake(const asio::any_io_executor& executor) {
 
 void ReadinessService::harvest() {
   // Drain the set's ready list. No handler runs in here (EdgeOp::on_hang_up posts, and a
-  // ready hook touches only its own connection), so every Waiter pointer harvested stays valid
-  // through the loop.
+  // ready hook touches only its own connection), so every operation harvested stays valid through
+  // the loop.
   epoll_event events[256];
   for (;;) {
     const int n = ::epoll_wait(epoll_fd_, events, 256, 0);

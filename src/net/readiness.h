@@ -168,7 +168,7 @@ class Waiter {
   void start_wait();
 
   EdgeOp* op_ = nullptr;    // queued on the socket while attached; owns *state_
-  State* state_ = nullptr;  // inside *op_
+  State* state_ = nullptr;  // &op_->state, for the templates above (EdgeOp is readiness.cc's)
 };
 
 // An event loop's hang-up watch (see the top of this file), and what keeps the loop running
