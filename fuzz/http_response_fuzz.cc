@@ -152,11 +152,10 @@ Outcome parse(const uint8_t* data, size_t size, bool to_sink) {
         if (ec == http::error::need_buffer) ec = {};
         if (ec && ec != http::error::need_more) return out;
       }
-      size_t got = body.size() - b.size;
+      const size_t got = body.size() - b.size;
       out.body.append(body.data(), got);
       if (!chunk_pieces.piece.empty()) {
         FUZZ_CHECK(got == 0);  // a chunked body writes nothing to the body buffer
-        got = chunk_pieces.piece.size();
         out.body.append(std::exchange(chunk_pieces.piece, {}));
       }
       FUZZ_CHECK(out.body.size() <= body_limit);

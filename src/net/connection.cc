@@ -127,10 +127,7 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
     size_t operator()(std::uint64_t /*remain*/, std::string_view data, error_code& ec) {
       if (data.empty()) return 0;
       if (to_sink) {
-        if (!to_sink->sink.fn(to_sink->sink.ctx, data, to_sink->read_at)) {
-          to_sink->sink_stopped = true;
-          ec = http::error::need_buffer;
-        }
+        if (!to_sink->give_to_sink(data)) ec = http::error::need_buffer;
         return data.size();
       }
       piece = data;
@@ -341,10 +338,7 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
       }
       if (parser->is_done()) return hand_back({});
       if (const std::string_view piece = take_piece(); !piece.empty()) {
-        if (!sink.fn(sink.ctx, piece, read_at)) {
-          sink_stopped = true;
-          return hand_back({});
-        }
+        if (!give_to_sink(piece)) return hand_back({});
         continue;
       }
       if (drained) return true;
@@ -358,6 +352,12 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
       drained = true;
       return true;
     }
+  }
+  // Hands a piece read at read_at to the body sink; false (sink_stopped set) when it says stop.
+  bool give_to_sink(std::string_view piece) {
+    if (sink.fn(sink.ctx, piece, read_at)) return true;
+    sink_stopped = true;
+    return false;
   }
   bool hand_back(const error_code& ec) {
     handed_back = true;
