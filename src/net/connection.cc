@@ -13,6 +13,7 @@
 #include "common/beast.h"
 #include "common/buffer_trim.h"
 #include "common/error.h"
+#include "net/chunked_decoder.h"
 #include "net/readiness.h"
 #include "net/rx_timestamp.h"
 
@@ -114,27 +115,12 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
   Nanos tcp_connect{-1}, tls_handshake{-1};
   std::unique_ptr<char[]> body_buffer{new char[kBufferMinBytes]};
   size_t body_bytes = kBufferMinBytes;  // body_buffer's size
-  // A chunked body's data is not copied into body_buffer: Beast hands each piece of a chunk to
-  // this callback (parser::on_chunk_body), which keeps a view of it in the read buffer and stops
-  // the put there, as a full body buffer would. The view lives until the read buffer moves (the
-  // next prepare_read), so a piece is handed on before the next read. In the fast path
-  // (take_body_now, `to_sink` set) the callback hands each piece to the body sink itself and
-  // the put goes on through every chunk read: one put an event, not one a piece plus one for
-  // what follows it. A sink that says stop stops the put there.
-  struct ChunkPieces {
-    std::string_view piece;
-    Impl* to_sink = nullptr;
-    size_t operator()(std::uint64_t /*remain*/, std::string_view data, error_code& ec) {
-      if (data.empty()) return 0;
-      if (to_sink) {
-        if (!to_sink->give_to_sink(data)) ec = http::error::need_buffer;
-        return data.size();
-      }
-      piece = data;
-      ec = http::error::need_buffer;
-      return data.size();
-    }
-  } chunk_pieces;
+  // A chunked body is decoded by our own decoder (chunked_decoder.h), not by Beast, which
+  // parses the header and every other body (sized or delimited by the connection's end, through
+  // body_buffer). The decoder hands out a chunk's data as views of the read buffer, valid until
+  // the buffer moves (the next prepare_read): a piece is handed on before the next read.
+  bool chunked = false;  // this response's body is chunked (and not yet known to be absent)
+  ChunkedDecoder chunks;
   // The body sink's fast path (take_body_now): what read_body must do when it resumes.
   Connection::BodySink sink;
   bool handed_back = false;  // the fast path woke read_body: hand_back_ec is its read's result
@@ -222,11 +208,40 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
     read_bytes = bytes;
   }
 
-  // The piece of body the last put produced (empty: none): a chunk's data in the read buffer,
-  // or what a sized or close-delimited body wrote to body_buffer, which goes back to the parser
-  // whole for the next put.
+  // The whole body has been read.
+  bool body_complete() const { return chunked ? chunks.done() : parser->is_done(); }
+
+  // Decodes buffered body bytes: the first piece goes to `piece` (empty: none yet), a view
+  // valid until the next read. A chunked body stops at its first piece; any other is put to
+  // Beast, which writes to body_buffer. An error but need_more fails the body.
+  error_code put_body(std::string_view& piece) {
+    piece = {};
+    if (read_end == read_begin) return {};
+    const std::string_view in(read_buffer.get() + read_begin, read_end - read_begin);
+    if (chunked) {
+      size_t used = 0;
+      const auto status = chunks.decode(in, used, [&](std::string_view data) {
+        piece = data;
+        return false;
+      });
+      read_begin += used;
+      return chunk_error(status);
+    }
+    error_code ec;
+    read_begin += parser->put(asio::buffer(in.data(), in.size()), ec);
+    piece = take_piece();
+    if (ec == http::error::need_buffer || ec == http::error::need_more) return {};
+    return ec;
+  }
+  static error_code chunk_error(ChunkedDecoder::Status status) {
+    if (status == ChunkedDecoder::Status::bad_chunk) return http::error::bad_chunk;
+    if (status == ChunkedDecoder::Status::body_limit) return http::error::body_limit;
+    return {};
+  }
+
+  // The piece of body the last put wrote to body_buffer (empty: none), which goes back to
+  // the parser whole for the next put.
   std::string_view take_piece() {
-    if (!chunk_pieces.piece.empty()) return std::exchange(chunk_pieces.piece, {});
     auto& body = parser->get().body();
     const std::string_view piece(body_buffer.get(), body_bytes - body.size);
     body.data = body_buffer.get();  // the piece stays valid until the next put
@@ -318,29 +333,29 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
 
   // The body sink's fast path: the readiness hook while read_body() waits on the socket. Reads
   // and parses as read_body() would, handing each piece of body to the sink. True: the socket
-  // is drained and every piece taken (the wait goes on); false: read_body() resumes, to finish
-  // the body (its last piece is left to it), or because the sink stopped or a read or the
-  // parser failed (hand_back_ec).
+  // is drained and every piece taken (the wait goes on); false: read_body() resumes, because
+  // the body is complete, the sink stopped, or a read or the parser failed (hand_back_ec).
   static bool on_ready(void* self) { return static_cast<Impl*>(self)->take_body_now(); }
   bool take_body_now() {
     drained = false;
     for (;;) {
-      if (read_end > read_begin) {
-        error_code ec;
-        chunk_pieces.to_sink = this;
-        const size_t used =
-            parser->put(asio::buffer(read_buffer.get() + read_begin, read_end - read_begin), ec);
-        chunk_pieces.to_sink = nullptr;
+      if (chunked && read_end > read_begin) {
+        // Every chunk piece read goes to the sink from within one decode.
+        size_t used = 0;
+        const auto status =
+            chunks.decode(std::string_view(read_buffer.get() + read_begin, read_end - read_begin),
+                          used, [this](std::string_view data) { return give_to_sink(data); });
         read_begin += used;
-        if (sink_stopped) return hand_back({});
-        if (ec == http::error::need_buffer) ec = {};
-        if (ec && ec != http::error::need_more) return hand_back(ec);
+        if (status != ChunkedDecoder::Status::more) return hand_back(chunk_error(status));
+      } else if (read_end > read_begin) {
+        std::string_view piece;
+        if (error_code ec = put_body(piece); ec) return hand_back(ec);
+        if (!piece.empty()) {
+          if (!give_to_sink(piece)) return hand_back({});
+          continue;
+        }
       }
-      if (parser->is_done()) return hand_back({});
-      if (const std::string_view piece = take_piece(); !piece.empty()) {
-        if (!give_to_sink(piece)) return hand_back({});
-        continue;
-      }
+      if (body_complete()) return hand_back({});
       if (drained) return true;
       if (error_code ec = prepare_read(); ec) return hand_back(ec);
       const RxResult rx = recv_some();
@@ -445,8 +460,7 @@ awaitable<NetResult> Connection::write(std::string_view bytes, TimePoint deadlin
 awaitable<NetResult> Connection::read_header(TimePoint deadline) {
   auto& m = *impl_;
   m.parser.emplace();
-  m.parser->on_chunk_body(m.chunk_pieces);
-  m.chunk_pieces.piece = {};
+  m.chunked = false;
   m.parser->eager(false);  // stop after the header; the body goes through read_body
   m.parser->body_limit(m.context.options().max_response_bytes);
   m.set_deadline(deadline);
@@ -463,6 +477,9 @@ awaitable<NetResult> Connection::read_header(TimePoint deadline) {
       if (ec && ec != http::error::need_more) co_return m.fail(ec, "reading the response header");
       if (m.parser->is_header_done()) {
         m.header_at = m.read_at;
+        // A body-less response (204, 304) is done with its header, chunked or not.
+        m.chunked = m.parser->chunked() && !m.parser->is_done();
+        if (m.chunked) m.chunks.reset(m.context.options().max_response_bytes);
         break;
       }
     }
@@ -514,12 +531,14 @@ awaitable<NetResult> Connection::read_body(TimePoint deadline, std::string_view&
   auto& m = *impl_;
   chunk = {};
   arrived = m.read_at;
-  if (!m.parser || m.parser->is_done()) co_return NetResult{};
-  m.match_body_buffer();
-  auto& body = m.parser->get().body();
-  body.data = m.body_buffer.get();
-  body.size = m.body_bytes;
-  m.parser->eager(true);
+  if (!m.parser || m.body_complete()) co_return NetResult{};
+  if (!m.chunked) {
+    m.match_body_buffer();
+    auto& body = m.parser->get().body();
+    body.data = m.body_buffer.get();
+    body.size = m.body_bytes;
+    m.parser->eager(true);
+  }
   m.sink_stopped = false;
   // The fast path while this waits (TCP only: TLS reads through Asio, with no readiness hook).
   struct HookGuard {
@@ -529,16 +548,10 @@ awaitable<NetResult> Connection::read_body(TimePoint deadline, std::string_view&
   if (m.sink.fn && m.waiter.attached()) m.waiter.set_ready_hook(&Impl::on_ready, &m);
   bool waited = false;
   for (;;) {
-    error_code ec;
-    if (m.read_end > m.read_begin) {
-      const size_t used = m.parser->put(
-          asio::buffer(m.read_buffer.get() + m.read_begin, m.read_end - m.read_begin), ec);
-      m.read_begin += used;
-      if (ec == http::error::need_buffer) ec = {};
-      if (ec && ec != http::error::need_more) co_return m.fail(ec, "reading the response body");
-    }
-    const std::string_view piece = m.take_piece();
-    if (!piece.empty() || m.parser->is_done()) {
+    std::string_view piece;
+    error_code ec = m.put_body(piece);
+    if (ec) co_return m.fail(ec, "reading the response body");
+    if (!piece.empty() || m.body_complete()) {
       chunk = piece;
       arrived = m.read_at;
       if (waited) m.clear_deadline();
@@ -557,8 +570,8 @@ awaitable<NetResult> Connection::read_body(TimePoint deadline, std::string_view&
     if (ec == asio::error::eof || ec == ssl::error::stream_truncated) {
       // A body delimited by the connection's end completes here; any other is cut short.
       error_code eof_ec;
-      m.parser->put_eof(eof_ec);
-      if (!eof_ec && m.parser->is_done()) {
+      if (!m.chunked) m.parser->put_eof(eof_ec);
+      if (!m.chunked && !eof_ec && m.parser->is_done()) {
         chunk = {};
         arrived = m.read_at;
         m.clear_deadline();
@@ -585,11 +598,11 @@ void Connection::set_read_deadline(TimePoint deadline) {
 }
 
 bool Connection::body_done() const {
-  return !impl_->parser || impl_->parser->is_done();
+  return !impl_->parser || impl_->body_complete();
 }
 
 bool Connection::keep_alive() const {
-  return impl_->parser && impl_->parser->is_done() && impl_->parser->keep_alive() && is_open();
+  return impl_->parser && impl_->body_complete() && impl_->parser->keep_alive() && is_open();
 }
 
 NetResult probe_connect(const ClientContext& context, Nanos timeout) {

@@ -78,8 +78,8 @@ class Connection {
   // The fast path of a streamed body: while read_body() waits on a plain-TCP socket, each piece
   // of decoded body that arrives goes to fn(ctx, piece, arrived) straight from the event loop's
   // reactor (on the socket's edge), the coroutine in read_body() left asleep (no resumption per
-  // event). read_body() returns the pieces the sink did not take (the body's last, those read
-  // without waiting, every piece over TLS), each once. fn returns false to stop: read_body() then
+  // event). read_body() returns the pieces the sink did not take (those read without
+  // waiting, every piece over TLS), each once. fn returns false to stop: read_body() then
   // returns at once, body_done() false, and sink_stopped() true until the next read_body().
   // Set for one response's body; clear it (a default BodySink) before what fn refers to goes.
   struct BodySink {
