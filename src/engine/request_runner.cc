@@ -84,7 +84,7 @@ struct BodyReader {
 
   // `now`: where the idle wait starts (from the sink: the last piece's arrival).
   void next_deadline(TimePoint now) {
-    first_seen = record.t_first_ns != metrics::kNoTime;
+    first_seen = rec.first_text_seen();
     phase_deadline =
         first_seen ? std::min(total_deadline, now + tmpl.timeouts.idle) : first_deadline;
   }

@@ -13,34 +13,52 @@ ResponseRecorder::ResponseRecorder(protocol::Adapter& adapter, bool stream, size
                                    bool keep_text)
     : adapter_(adapter), stream_(stream), keep_text_(keep_text), parser_(max_event_bytes) {}
 
+namespace {
+// A response's gaps are kept up to this many between responses (a long answer's are given back).
+constexpr size_t kKeepItlValues = size_t{64} << 10;
+}  // namespace
+
 void ResponseRecorder::begin(metrics::RequestRecord& record) {
   record_ = &record;
   parser_.reset();
   memo_.reset();
   clear_and_trim(body_);  // a large body's memory is not kept for the next (common/buffer_trim.h)
   first_bytes_.clear();
-  final_seen_ = false;
-  last_text_ns_ = body_arrived_ns_ = metrics::kNoTime;
-  content_chars_ = reasoning_chars_ = event_tokens_ = 0;
+  if (itl_ms_.capacity() > kKeepItlValues) std::vector<float>().swap(itl_ms_);
+  itl_ms_.clear();
+  stopped_ = final_seen_ = false;
+  last_text_ns_ = first_text_ns_ = first_content_ns_ = body_arrived_ns_ = metrics::kNoTime;
+  text_events_ = content_chars_ = reasoning_chars_ = event_tokens_ = 0;
   usage_tokens_ = usage_reasoning_tokens_ = -1;
   usage_from_details_ = false;
 }
 
 void ResponseRecorder::fail(ErrorClass c, std::string message) {
+  stopped_ = true;
   if (record_->error_class != ErrorClass::ok) return;  // the first cause wins
   record_->error_class = c;
   record_->error = clip_error(message);
 }
 
 void ResponseRecorder::on_text_event(bool content, int64_t now_ns) {
-  auto& r = *record_;
-  if (r.t_first_ns == metrics::kNoTime) r.t_first_ns = now_ns;
-  if (content && r.t_first_content_ns == metrics::kNoTime) r.t_first_content_ns = now_ns;
+  if (first_text_ns_ == metrics::kNoTime) first_text_ns_ = now_ns;
+  if (content && first_content_ns_ == metrics::kNoTime) first_content_ns_ = now_ns;
   if (last_text_ns_ != metrics::kNoTime)
-    r.itl_ms.push_back(static_cast<float>(static_cast<double>(now_ns - last_text_ns_) / 1e6));
+    itl_ms_.push_back(static_cast<float>(static_cast<double>(now_ns - last_text_ns_) / 1e6));
   last_text_ns_ = now_ns;
-  r.t_last_ns = now_ns;
-  ++r.events;
+  ++text_events_;
+}
+
+void ResponseRecorder::flush_text_times() {
+  auto& r = *record_;
+  if (text_events_ == 0) return;
+  if (r.t_first_ns == metrics::kNoTime) r.t_first_ns = first_text_ns_;
+  if (r.t_first_content_ns == metrics::kNoTime) r.t_first_content_ns = first_content_ns_;
+  r.t_last_ns = last_text_ns_;
+  r.events += text_events_;
+  r.itl_ms.insert(r.itl_ms.end(), itl_ms_.begin(), itl_ms_.end());
+  text_events_ = 0;
+  itl_ms_.clear();
 }
 
 void ResponseRecorder::apply_text(std::string_view text, int64_t now_ns) {
@@ -80,7 +98,7 @@ bool ResponseRecorder::on_event(std::string_view data, int64_t now_ns) {
     memo_.learn(data, d);
     apply(d, now_ns);
   }
-  return !failed();
+  return !stopped_;
 }
 
 bool ResponseRecorder::on_body(std::string_view bytes, int64_t now_ns) {
@@ -138,6 +156,8 @@ void ResponseRecorder::finish(int64_t now_ns, bool complete) {
           fmt::format("the stream ended before its final event after {} events", parser_.events()));
     }
   }
+
+  flush_text_times();
 
   // Output tokens: server usage/details first, else the estimate (docs/metrics.md).
   const int64_t estimate = event_tokens_ > 0 ? static_cast<int64_t>(event_tokens_)

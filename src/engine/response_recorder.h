@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "metrics/request_record.h"
 #include "protocol/adapter.h"
@@ -36,6 +37,8 @@ class ResponseRecorder {
   void finish(int64_t now_ns, bool complete);
   // True once an error has been classified (in-stream error, malformed, ...).
   bool failed() const { return record_->error_class != ErrorClass::ok; }
+  // An event with text has arrived (RequestRecord::t_first_ns will be set by finish()).
+  bool first_text_seen() const { return first_text_ns_ != metrics::kNoTime; }
   // Bytes of output text seen (content + reasoning).
   uint64_t text_bytes() const { return content_chars_ + reasoning_chars_; }
   // Bytes of buffer capacity held now (body, SSE parser); after begin() at most about
@@ -53,18 +56,29 @@ class ResponseRecorder {
   void on_text_event(bool content, int64_t now_ns);
   void fail(ErrorClass c, std::string message);
 
+  // Writes what the events' times gave (first and last text, events, gaps) to the record.
+  void flush_text_times();
+
+  // What an event touches comes first, together: at 1,000 streams every cache line an event
+  // touches is a miss of its own (docs/performance.md). The text times of the response are
+  // kept here, not in the record, until finish(), for the same reason.
   protocol::Adapter& adapter_;
+  metrics::RequestRecord* record_ = nullptr;
   bool stream_;
   bool keep_text_;
-  sse::Parser parser_;
-  protocol::EventMemo memo_;  // the response's events decoded without parsing (event_memo.h)
-  metrics::RequestRecord* record_ = nullptr;
-  std::string body_;         // non-stream body, or the error body prefix
-  std::string first_bytes_;  // first bytes of a streamed body, to explain a non-SSE body
+  bool stopped_ = false;  // fail() was called: on_body says stop (the record holds why)
   bool final_seen_ = false;
   int64_t last_text_ns_ = metrics::kNoTime;
-  int64_t body_arrived_ns_ = metrics::kNoTime;  // non-stream: when its last piece arrived
+  int64_t first_text_ns_ = metrics::kNoTime;     // RequestRecord::t_first_ns
+  int64_t first_content_ns_ = metrics::kNoTime;  // RequestRecord::t_first_content_ns
+  uint64_t text_events_ = 0;                     // RequestRecord::events
   uint64_t content_chars_ = 0;
+  std::vector<float> itl_ms_;  // RequestRecord::itl_ms; its capacity kept between responses
+  std::string first_bytes_;    // first bytes of a streamed body, to explain a non-SSE body
+  protocol::EventMemo memo_;   // the response's events decoded without parsing (event_memo.h)
+  sse::Parser parser_;
+  std::string body_;                            // non-stream body, or the error body prefix
+  int64_t body_arrived_ns_ = metrics::kNoTime;  // non-stream: when its last piece arrived
   uint64_t reasoning_chars_ = 0;
   uint64_t event_tokens_ = 0;
   int64_t usage_tokens_ = -1;

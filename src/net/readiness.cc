@@ -37,8 +37,8 @@ struct EdgeOp : asio::detail::reactor_op {
         fd(descriptor),
         reactor_data(data) {}
 
-  Waiter::State state;
   Waiter* waiter;  // null once orphaned (detach): it then only waits to be deleted
+  Waiter::State state;
   ReadinessService* service;
   asio::any_io_executor executor;
   int fd;

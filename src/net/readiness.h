@@ -84,8 +84,9 @@ class PendingHandler {
 
  private:
   static constexpr size_t kBytes = 96;
-  alignas(std::max_align_t) unsigned char storage_[kBytes];
+  // call_ first: empty() is what an edge reads, beside the waiter's hook (Waiter::State).
   void (*call_)(void*, const asio::any_io_executor*, const error_code&) = nullptr;
+  alignas(std::max_align_t) unsigned char storage_[kBytes];
 };
 
 class ReadinessService;
@@ -144,12 +145,12 @@ class Waiter {
 
   // What an edge touches, kept in the block of the Waiter's operation in the reactor (one
   // cache line's reach from it, at thousands of sockets).
-  struct State {
-    PendingHandler handler;
+  struct State {  // what an edge reads first (one cache line with the handler's empty())
     bool (*hook)(void*) = nullptr;
     void* hook_ctx = nullptr;
     bool ready = false;
     bool hung_up = false;
+    PendingHandler handler;
   };
 
  private:

@@ -78,19 +78,21 @@ class Parser {
   bool take_event(Event& out);
   FeedResult fail();
 
+  // What an event touches first, together (the client reads 1,000 streams: each cache line
+  // an event touches is a miss of its own); the buffers of events split across reads after.
   std::size_t max_event_bytes_;
-  std::string line_buf_;  // bytes of a line not yet ended by CR/LF
-  std::string data_buf_;  // data lines joined with '\n' (when not a view)
-  std::string type_buf_;  // "event:" value of the current event
-  std::string last_id_;   // last "id:" value (SSE last-event-ID: persists across events)
   std::string_view data_view_;
   std::size_t event_bytes_ = 0;  // bytes of the current event's lines so far
   uint64_t events_ = 0;
-  uint64_t non_sse_lines_ = 0;
   DataState data_state_ = DataState::none;
   bool has_type_ = false;
   bool pending_cr_ = false;  // the last chunk ended with CR: skip one LF at the next start
   bool failed_ = false;      // event_too_large was returned
+  std::string line_buf_;     // bytes of a line not yet ended by CR/LF
+  std::string last_id_;      // last "id:" value (SSE last-event-ID: persists across events)
+  std::string data_buf_;     // data lines joined with '\n' (when not a view)
+  std::string type_buf_;     // "event:" value of the current event
+  uint64_t non_sse_lines_ = 0;
 };
 
 }  // namespace sb::sse
