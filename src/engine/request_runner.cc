@@ -71,34 +71,27 @@ void set_error(metrics::RequestRecord& r, ErrorClass c, std::string message) {
 }
 
 // One response's body as it arrives: each piece recorded, and the deadline of the next read
-// (the first token's, then the idle one from each piece on) kept up to date.
+// (the first token's, then the idle one from each piece on) kept up to date. The sink's context
+// is the channel (its BodyProgress, connection and recorder).
 struct BodyReader {
-  const RequestTemplate& tmpl;
-  metrics::RequestRecord& record;
-  ResponseRecorder& rec;
-  net::Connection& conn;
-  bool ok_status;
-  TimePoint total_deadline, first_deadline;
-  bool first_seen = false;  // when phase_deadline was set
-  TimePoint phase_deadline;
-
   // `now`: where the idle wait starts (from the sink: the last piece's arrival).
-  void next_deadline(TimePoint now) {
-    first_seen = rec.first_text_seen();
-    phase_deadline =
-        first_seen ? std::min(total_deadline, now + tmpl.timeouts.idle) : first_deadline;
+  static void next_deadline(Channel& c, TimePoint now) {
+    auto& b = c.body;
+    b.first_seen = c.recorder.first_text_seen();
+    b.phase_deadline =
+        b.first_seen ? std::min(b.total_deadline, now + b.tmpl->timeouts.idle) : b.first_deadline;
   }
   // False: the response should not be read further.
-  bool piece(std::string_view chunk, TimePoint arrived) {
-    const int64_t now_ns = ns_since(tmpl.run_start, arrived);
-    return ok_status ? rec.on_body(chunk, now_ns) : rec.on_error_body(chunk);
+  static bool piece(Channel& c, std::string_view chunk, TimePoint arrived) {
+    const int64_t now_ns = ns_since(c.body.tmpl->run_start, arrived);
+    return c.body.ok_status ? c.recorder.on_body(chunk, now_ns) : c.recorder.on_error_body(chunk);
   }
   // The connection's body sink: the piece recorded and, to go on, the read's deadline moved.
   static bool take(void* self, std::string_view chunk, TimePoint arrived) {
-    auto& r = *static_cast<BodyReader*>(self);
-    if (!r.piece(chunk, arrived)) return false;
-    r.next_deadline(arrived);
-    r.conn.set_read_deadline(r.phase_deadline);
+    auto& c = *static_cast<Channel*>(self);
+    if (!piece(c, chunk, arrived)) return false;
+    next_deadline(c, arrived);
+    c.connection.set_read_deadline(c.body.phase_deadline);
     return true;
   }
 };
@@ -218,23 +211,27 @@ awaitable<void> run_request(const RequestTemplate& tmpl, Channel& channel, std::
 
     // Each piece of body, from read_body() or from the connection's fast path (its sink, run by
     // the event loop while read_body() waits): recorded, and the read's deadline moved on.
-    BodyReader reader{tmpl, record, rec, conn, ok_status, total_deadline, first_deadline};
+    auto& progress = channel.body;
+    progress = BodyProgress{.tmpl = &tmpl,
+                            .ok_status = ok_status,
+                            .total_deadline = total_deadline,
+                            .first_deadline = first_deadline};
     const SinkGuard sink_guard{conn};
-    conn.set_body_sink({&BodyReader::take, &reader});
+    conn.set_body_sink({&BodyReader::take, &channel});
     bool complete = true;
     while (!conn.body_done()) {
-      reader.next_deadline(Clock::now());
+      BodyReader::next_deadline(channel, Clock::now());
       std::string_view chunk;
       TimePoint arrived;
-      auto r = co_await conn.read_body(reader.phase_deadline, chunk, arrived);
+      auto r = co_await conn.read_body(progress.phase_deadline, chunk, arrived);
       if (conn.sink_stopped()) {
         complete = false;
         conn.close();  // the rest of this response is not wanted
         break;
       }
-      const bool keep_going = chunk.empty() || reader.piece(chunk, arrived);
-      const bool first_seen = reader.first_seen;
-      const TimePoint phase_deadline = reader.phase_deadline;
+      const bool keep_going = chunk.empty() || BodyReader::piece(channel, chunk, arrived);
+      const bool first_seen = progress.first_seen;
+      const TimePoint phase_deadline = progress.phase_deadline;
       if (!r.ok()) {
         complete = false;
         if (r.status == net::NetStatus::timeout) {

@@ -20,11 +20,22 @@ struct RequestTemplate {
   Timeouts timeouts;
 };
 
+// Where the body of the response being read stands (run_request's; kept in the channel, beside
+// the connection and the recorder that every piece of body touches too: at 1,000 streams each
+// cache line a streamed event touches is a miss of its own, docs/performance.md).
+struct BodyProgress {
+  const RequestTemplate* tmpl = nullptr;
+  bool ok_status = false;
+  bool first_seen = false;  // when phase_deadline was set
+  TimePoint total_deadline, first_deadline, phase_deadline;
+};
+
 // A keep-alive connection with the buffers its requests reuse.
 struct Channel {
   Channel(asio::any_io_executor ex, const net::ClientContext& client, protocol::Adapter& adapter,
           bool stream, size_t max_event_bytes, bool keep_text)
       : connection(ex, client), recorder(adapter, stream, max_event_bytes, keep_text) {}
+  BodyProgress body;
   net::Connection connection;
   ResponseRecorder recorder;
   std::string request_bytes;
