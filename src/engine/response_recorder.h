@@ -37,6 +37,10 @@ class ResponseRecorder {
   void finish(int64_t now_ns, bool complete);
   // True once an error has been classified (in-stream error, malformed, ...).
   bool failed() const { return record_->error_class != ErrorClass::ok; }
+  // Writes the text times gathered since begin() (first and last text, events, gaps) to the
+  // record: finish() does; a caller whose request ended otherwise (an exception) may. A no-op
+  // when nothing is gathered (so also when begin() was not called for this request).
+  void flush_text_times();
   // An event with text has arrived (RequestRecord::t_first_ns will be set by finish()).
   bool first_text_seen() const { return first_text_ns_ != metrics::kNoTime; }
   // Bytes of output text seen (content + reasoning).
@@ -55,9 +59,6 @@ class ResponseRecorder {
   // The timestamps and counts of an event with output (`content`) or reasoning text.
   void on_text_event(bool content, int64_t now_ns);
   void fail(ErrorClass c, std::string message);
-
-  // Writes what the events' times gave (first and last text, events, gaps) to the record.
-  void flush_text_times();
 
   // What an event touches comes first, together: at 1,000 streams every cache line an event
   // touches is a miss of its own (docs/performance.md). The text times of the response are

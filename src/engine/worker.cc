@@ -187,7 +187,8 @@ awaitable<std::optional<Worker::Answer>> Worker::send_item(metrics::RequestRecor
     co_await run_request(templates_[endpoint], *channel, body, record, more_headers);
   } catch (const std::exception& e) {
     // Not expected: every network and server fault is classified in run_request.
-    // Keep the record rather than lose it.
+    // Keep the record rather than lose it, with the text times that arrived.
+    channel->recorder.flush_text_times();
     channel->connection.close();
     if (record.error_class == ErrorClass::ok) record.error_class = ErrorClass::malformed;
     record.error = fmt::format("internal error: {}", e.what());

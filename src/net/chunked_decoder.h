@@ -6,9 +6,10 @@
 //
 // A byte-wise state machine: no line has to fit in a buffer, however the reads split the body,
 // and a chunk's data goes out as views of the input, never copied. Strict where the framing
-// is concerned (a hexadecimal size, CRLF after the size line and after the data; anything
-// else is bad_chunk), lenient where RFC 9112 lets a recipient ignore what it does not use:
-// chunk extensions and trailer fields are skipped, not validated (each size line and the
+// is concerned (a hexadecimal size, optional whitespace only before an extension's ';', CRLF
+// after the size line and after the data; anything else is bad_chunk), lenient where RFC 9112
+// lets a recipient ignore what it does not use: chunk extensions (from their ';') and trailer
+// fields are skipped, not validated (each size line and the
 // trailer section at most kMaxLineBytes). The body limit is checked as Beast checks it: when a
 // chunk's size line announces more than is left, before its data.
 #include <cstddef>
@@ -45,7 +46,8 @@ class ChunkedDecoder {
  private:
   enum class State : uint8_t {
     size_first,     // a chunk's size line: its first hexadecimal digit
-    size,           // more digits, an extension, or CR
+    size,           // more digits, whitespace before an extension, an extension, or CR
+    size_ws,        // whitespace after the size: more, or the ';' of an extension
     ext,            // an extension, skipped to CR
     size_lf,        // LF ending the size line
     data,           // remain_ bytes of data
@@ -106,8 +108,10 @@ ChunkedDecoder::Status ChunkedDecoder::decode(std::string_view in, size_t& used,
           remain_ = remain_ << 4 | static_cast<uint64_t>(d);
         } else if (c == '\r') {
           state_ = State::size_lf;
-        } else if (c == ';' || c == ' ' || c == '\t') {
+        } else if (c == ';') {
           state_ = State::ext;
+        } else if (c == ' ' || c == '\t') {
+          state_ = State::size_ws;
         } else {
           return fail(Status::bad_chunk, i, used);
         }
@@ -115,6 +119,15 @@ ChunkedDecoder::Status ChunkedDecoder::decode(std::string_view in, size_t& used,
         ++i;
         break;
       }
+      case State::size_ws:  // RFC 9112: chunk-size [ BWS ";" ... ] CRLF
+        if (c == ';') {
+          state_ = State::ext;
+        } else if (c != ' ' && c != '\t') {
+          return fail(Status::bad_chunk, i, used);
+        }
+        if (!line_byte()) return fail(Status::bad_chunk, i, used);
+        ++i;
+        break;
       case State::ext:
         if (c == '\r') {
           state_ = State::size_lf;

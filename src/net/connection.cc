@@ -167,6 +167,7 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
       error_code ignored;
       waiter.detach();                      // fails a pending wait
       if (open()) socket().close(ignored);  // fails the pending operation
+      fd = -1;  // a read after this fails (EBADF), whatever the number now belongs to
       return;
     }
     set_deadline(deadline);  // moved later meanwhile: sleep again

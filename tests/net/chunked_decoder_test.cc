@@ -77,7 +77,7 @@ TEST(ChunkedDecoder, LeavesTheBytesAfterTheBodyUnconsumed) {
 TEST(ChunkedDecoder, SkipsExtensionsAndTrailers) {
   const std::string wire =
       "00A;name=\"v;x\"\r\n0123456789\r\n"
-      "1 ;ext\r\nZ\r\n"
+      "1 \t ;ext\r\nZ\r\n"
       "0;last\r\nx-trailer: 1\r\nother: two\r\n\r\n";
   expect_every_split(wire, "0123456789Z", Status::done, wire.size());
 }
@@ -105,6 +105,9 @@ TEST(ChunkedDecoder, RejectsBadFraming) {
       {"0\r\n\rX", ""},               // CR without LF at the end
       {"3x\r\nabc\r\n", ""},          // a size with garbage
       {"10000000000000000\r\n", ""},  // 2^64: overflows
+      {"1 2\r\nab\r\n", ""},          // whitespace, then not an extension
+      {"a \x01junk\r\n", ""},         // whitespace, then junk
+      {"1 \r\nA\r\n", ""},            // whitespace without an extension
   };
   for (const auto& c : cases) {
     for (const bool one_piece : {false, true}) {
