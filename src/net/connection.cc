@@ -222,7 +222,9 @@ struct Connection::Impl : std::enable_shared_from_this<Connection::Impl> {
   // Beast, which writes to body_buffer. An error but need_more fails the body.
   error_code put_body(std::string_view& piece) {
     piece = {};
-    if (read_end == read_begin) return {};
+    // Bytes after a complete body (the next response's) are not this body's: Beast must not be
+    // given them (a put on a done parser is an assertion failure).
+    if (read_end == read_begin || body_complete()) return {};
     const std::string_view in(read_buffer.get() + read_begin, read_end - read_begin);
     if (chunked) {
       size_t used = 0;
