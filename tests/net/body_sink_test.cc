@@ -26,6 +26,14 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// Reads what the client still sends until it closes, then closes.
+void drain_and_close(int fd) {
+  char buf[256];
+  while (::recv(fd, buf, sizeof buf, 0) > 0) {
+  }
+  ::close(fd);
+}
+
 // A one-shot loopback server: answers one request with `pieces` chunks ("piece 1\n", ...),
 // `gap` apart, then the last chunk; closes when the client does.
 struct PacedChunkServer {
@@ -47,10 +55,7 @@ struct PacedChunkServer {
         if (!send_all(fd, fmt::format("{:x}\r\n{}\r\n", piece.size(), piece))) break;
       }
       send_all(fd, "0\r\n\r\n");
-      char buf[256];
-      while (::recv(fd, buf, sizeof buf, 0) > 0) {
-      }
-      ::close(fd);
+      drain_and_close(fd);
     });
   }
   ~PacedChunkServer() {
@@ -177,10 +182,7 @@ struct TwoWriteServer {
       PacedChunkServer::send_all(fd, head);
       std::this_thread::sleep_for(gap);
       PacedChunkServer::send_all(fd, tail);
-      char buf[256];
-      while (::recv(fd, buf, sizeof buf, 0) > 0) {
-      }
-      ::close(fd);
+      drain_and_close(fd);
     });
   }
   ~TwoWriteServer() {
