@@ -13,18 +13,14 @@ ResponseRecorder::ResponseRecorder(protocol::Adapter& adapter, bool stream, size
                                    bool keep_text)
     : adapter_(adapter), stream_(stream), keep_text_(keep_text), parser_(max_event_bytes) {}
 
-namespace {
-// A response's gaps are kept up to this many between responses (a long answer's are given back).
-constexpr size_t kKeepItlValues = size_t{64} << 10;
-}  // namespace
-
 void ResponseRecorder::begin(metrics::RequestRecord& record) {
   record_ = &record;
   parser_.reset();
   memo_.reset();
   clear_and_trim(body_);  // a large body's memory is not kept for the next (common/buffer_trim.h)
   first_bytes_.clear();
-  if (itl_ms_.capacity() > kKeepItlValues) std::vector<float>().swap(itl_ms_);
+  // A long answer's gaps are given back, as clear_and_trim() gives back a large body.
+  if (itl_ms_.capacity() * sizeof(float) > kBufferKeepBytes) std::vector<float>().swap(itl_ms_);
   itl_ms_.clear();
   stopped_ = final_seen_ = false;
   last_text_ns_ = first_text_ns_ = first_content_ns_ = body_arrived_ns_ = metrics::kNoTime;

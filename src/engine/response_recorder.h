@@ -45,10 +45,11 @@ class ResponseRecorder {
   bool first_text_seen() const { return first_text_ns_ != metrics::kNoTime; }
   // Bytes of output text seen (content + reasoning).
   uint64_t text_bytes() const { return content_chars_ + reasoning_chars_; }
-  // Bytes of buffer capacity held now (body, SSE parser); after begin() at most about
+  // Bytes of buffer capacity held now (body, gaps, SSE parser); after begin() at most about
   // kBufferKeepBytes each, whatever the largest response before was (common/buffer_trim.h).
   size_t buffer_capacity_bytes() const {
-    return body_.capacity() + first_bytes_.capacity() + parser_.buffer_capacity_bytes();
+    return body_.capacity() + first_bytes_.capacity() + itl_ms_.capacity() * sizeof(float) +
+           parser_.buffer_capacity_bytes();
   }
 
  private:

@@ -67,6 +67,13 @@ class ChunkedDecoder {
   }
   // Counts a byte of a size line or of the trailer section against kMaxLineBytes.
   bool line_byte() { return ++line_bytes_ <= kMaxLineBytes; }
+  // A byte of a line skipped to its CR (an extension, a trailer field): CR moves to
+  // `after_cr`. False (bad framing): an LF without CR, or a line past kMaxLineBytes.
+  bool skip_byte(char c, State after_cr) {
+    if (c == '\n' || !line_byte()) return false;
+    if (c == '\r') state_ = after_cr;
+    return true;
+  }
 
   State state_ = State::size_first;
   uint64_t remain_ = 0;      // the size being read, then the data left of the chunk
@@ -129,12 +136,7 @@ ChunkedDecoder::Status ChunkedDecoder::decode(std::string_view in, size_t& used,
         ++i;
         break;
       case State::ext:
-        if (c == '\r') {
-          state_ = State::size_lf;
-        } else if (c == '\n') {
-          return fail(Status::bad_chunk, i, used);  // a line end without CR
-        }
-        if (!line_byte()) return fail(Status::bad_chunk, i, used);
+        if (!skip_byte(c, State::size_lf)) return fail(Status::bad_chunk, i, used);
         ++i;
         break;
       case State::size_lf:
@@ -171,19 +173,13 @@ ChunkedDecoder::Status ChunkedDecoder::decode(std::string_view in, size_t& used,
         state_ = State::size_first;
         ++i;
         break;
-      case State::trailer_start:
-        state_ = c == '\r' ? State::last_lf : State::trailer;
-        if (c == '\n') return fail(Status::bad_chunk, i, used);
-        if (!line_byte()) return fail(Status::bad_chunk, i, used);
+      case State::trailer_start:  // CR: the end; else a trailer field
+        state_ = State::trailer;
+        if (!skip_byte(c, State::last_lf)) return fail(Status::bad_chunk, i, used);
         ++i;
         break;
       case State::trailer:
-        if (c == '\r') {
-          state_ = State::trailer_lf;
-        } else if (c == '\n') {
-          return fail(Status::bad_chunk, i, used);
-        }
-        if (!line_byte()) return fail(Status::bad_chunk, i, used);
+        if (!skip_byte(c, State::trailer_lf)) return fail(Status::bad_chunk, i, used);
         ++i;
         break;
       case State::trailer_lf:
